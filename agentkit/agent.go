@@ -1,0 +1,145 @@
+package agentkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+// Options configures an Agent. A nil *Options, or the zero Options, is valid: every field
+// documents its default. New copies the Options; changing them afterwards has no effect.
+type Options struct {
+	// Model is the model name sent in every request, e.g. "gpt-4o-mini" or "deepseek-chat".
+	Model string
+	// Instructions is the system prompt, sent first. Empty sends none (unless the history
+	// passed to RunMessages starts with its own system message).
+	Instructions string
+	// Tools are the tools the model may call. Names must be unique.
+	Tools []*tool.Tool
+	// Middleware wraps every tool call; the first is the outermost (see tool.Chain). It also
+	// wraps calls of unknown tools, so logging and error envelopes see those too.
+	Middleware []tool.Middleware
+	// ModelMiddleware wraps the model; the first is the outermost.
+	ModelMiddleware []ModelMiddleware
+	// MaxIterations bounds the model calls of one run. Zero means 8.
+	MaxIterations int
+	// FinalAnswerOnLimit, when the iteration limit is reached, makes one more request in
+	// which the model cannot call tools and is told it is out of budget, so the user gets an
+	// answer rather than an error. Default false: the run ends with ErrIterationLimit.
+	FinalAnswerOnLimit bool
+	// Temperature is the sampling temperature. Nil means 0, the right value for tool calling;
+	// a 0 is sent as WireZeroTemperature because go-openai drops a zero float. For reasoning
+	// models that refuse the parameter (o1, o3, o4, gpt-5 families) none is sent.
+	Temperature *float32
+	// MaxCompletionTokens caps the tokens of each reply. Zero sends no cap.
+	MaxCompletionTokens int
+	// ToolChoice is sent as tool_choice: "auto", "required", "none", or an openai.ToolChoice.
+	// Nil sends none (the provider's default, "auto").
+	ToolChoice any
+	// ParallelToolCalls is sent as parallel_tool_calls when non-nil.
+	ParallelToolCalls *bool
+	// MaxConcurrency bounds the tool calls of one turn that run at the same time. Zero means 8.
+	MaxConcurrency int
+	// LoopLimit is how many consecutive turns may make the same set of calls (same names,
+	// same arguments, key order ignored) and have them executed. Past it the calls are not run
+	// again: the model gets a loop_detected result telling it to stop repeating. Zero means 2.
+	LoopLimit int
+	// LoopStop ends the run with StopLoopDetected when the same set of calls comes this many
+	// turns in a row. Zero means LoopLimit + 2.
+	LoopStop int
+	// Logger receives the run's records: one per model call and tool call at Debug level, with
+	// every request's messages (the seed's advice "print the messages and look at what the
+	// model received" is this option). Nil logs nothing.
+	Logger *slog.Logger
+	// OnEvent, when set, receives the run's events.
+	OnEvent OnEvent
+}
+
+// Agent runs the tool-calling loop. It is immutable after New and safe for concurrent use by
+// any number of runs, like a *sql.DB.
+type Agent struct {
+	model    Model
+	opts     Options
+	byName   map[string]*tool.Tool
+	names    []string // sorted, for error messages
+	defs     []openai.Tool
+	handler  tool.Handler
+	temp     float32
+	sendTemp bool
+}
+
+// New returns an Agent that calls model. It panics when model is nil or two tools share a
+// name: both are programming errors found at construction.
+func New(model Model, opts *Options) *Agent {
+	if model == nil {
+		panic("agentkit.New: nil Model")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxIterations <= 0 {
+		o.MaxIterations = 8
+	}
+	if o.MaxConcurrency <= 0 {
+		o.MaxConcurrency = 8
+	}
+	if o.LoopLimit <= 0 {
+		o.LoopLimit = 2
+	}
+	if o.LoopStop <= o.LoopLimit {
+		o.LoopStop = o.LoopLimit + 2
+	}
+	o.Tools = append([]*tool.Tool(nil), o.Tools...)
+	o.Middleware = append([]tool.Middleware(nil), o.Middleware...)
+	for i := len(o.ModelMiddleware) - 1; i >= 0; i-- {
+		if mw := o.ModelMiddleware[i]; mw != nil {
+			model = mw(model)
+		}
+	}
+	a := &Agent{model: model, opts: o, byName: make(map[string]*tool.Tool, len(o.Tools))}
+	for i, t := range o.Tools {
+		if t == nil {
+			panic(fmt.Sprintf("agentkit.New: Tools[%d] is nil", i))
+		}
+		if _, dup := a.byName[t.Name()]; dup {
+			panic(fmt.Sprintf("agentkit.New: two tools are named %q", t.Name()))
+		}
+		a.byName[t.Name()] = t
+		a.names = append(a.names, t.Name())
+		a.defs = append(a.defs, Definition(t))
+	}
+	sort.Strings(a.names)
+	a.handler = tool.Chain(o.Middleware...)(a.dispatch)
+	if !refusesSampling(o.Model) {
+		a.sendTemp = true
+		if o.Temperature != nil {
+			a.temp = *o.Temperature
+		}
+		if a.temp == 0 {
+			a.temp = WireZeroTemperature
+		}
+	}
+	return a
+}
+
+// Definition returns the tools entry of a chat-completions request for t.
+func Definition(t *tool.Tool) openai.Tool {
+	return openai.Tool{
+		Type: openai.ToolTypeFunction,
+		Function: &openai.FunctionDefinition{
+			Name:        t.Name(),
+			Description: t.Description(),
+			Strict:      t.Strict(),
+			Parameters:  json.RawMessage(t.Parameters()),
+		},
+	}
+}
+
+// Tools returns the agent's tools in the order they were given.
+func (a *Agent) Tools() []*tool.Tool { return append([]*tool.Tool(nil), a.opts.Tools...) }

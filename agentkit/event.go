@@ -1,0 +1,55 @@
+package agentkit
+
+import (
+	"context"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+// EventKind says what an Event reports.
+type EventKind string
+
+// The kinds of events a run emits, in the order they happen within an iteration.
+const (
+	// EventModelRequest: a request is about to be sent (Request is set).
+	EventModelRequest EventKind = "model_request"
+	// EventModelResponse: the model answered or failed (Message or Err, Duration, Usage).
+	EventModelResponse EventKind = "model_response"
+	// EventToolStart: a tool call is starting (Call).
+	EventToolStart EventKind = "tool_start"
+	// EventToolEnd: a tool call finished (Call, Result, Duration).
+	EventToolEnd EventKind = "tool_end"
+	// EventRunEnd: the run ended (Stop, Err).
+	EventRunEnd EventKind = "run_end"
+)
+
+// Event reports one thing that happened in a run. Only the fields of its Kind are set.
+type Event struct {
+	Kind EventKind
+	// Iteration is the model call the event belongs to, from 1.
+	Iteration int
+	// Request is the request about to be sent (EventModelRequest). Do not modify it.
+	Request *openai.ChatCompletionRequest
+	// Message is the model's reply (EventModelResponse).
+	Message *openai.ChatCompletionMessage
+	// Usage is the model call's token usage (EventModelResponse).
+	Usage openai.Usage
+	// Call is the tool call (EventToolStart, EventToolEnd).
+	Call *tool.Call
+	// Result is the tool call's result (EventToolEnd).
+	Result *tool.Result
+	// Duration is the model call's or tool call's latency.
+	Duration time.Duration
+	// Stop is why the run ended (EventRunEnd).
+	Stop StopReason
+	// Err is the model call's error (EventModelResponse) or the run's (EventRunEnd).
+	Err error
+}
+
+// OnEvent receives the events of a run. It is called synchronously, from the goroutine that
+// runs the tool for tool events: tool events of one turn arrive concurrently, so an OnEvent
+// must be safe for concurrent use, and a slow one slows the run.
+type OnEvent func(ctx context.Context, e Event)

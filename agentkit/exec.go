@@ -1,0 +1,117 @@
+package agentkit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+// execute runs the calls of one turn and returns their records in emission order.
+//
+// Calls of tools not marked Sequential run concurrently, at most Options.MaxConcurrency at a
+// time; then sequential calls run one by one in emission order. A failure or panic in one
+// call does not disturb the others. When ctx is canceled, execute returns at once: calls that
+// had not finished get a canceled result. Their goroutines are not waited for — a tool that
+// ignores its context keeps running until it returns, and its result is dropped — but every
+// goroutine ends as soon as its tool returns: none blocks on a channel nobody reads.
+func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRecord {
+	recs := make([]CallRecord, len(calls))
+	var parallel, sequential []int
+	for i, c := range calls {
+		if c.Tool != nil && c.Tool.Sequential() {
+			sequential = append(sequential, i)
+		} else {
+			parallel = append(parallel, i)
+		}
+	}
+	if len(parallel) == 1 || r.a.opts.MaxConcurrency == 1 {
+		sequential = append(parallel, sequential...)
+		parallel = nil
+	}
+	done := make([]bool, len(calls))
+	if len(parallel) > 0 {
+		type outcome struct {
+			i   int
+			rec CallRecord
+		}
+		out := make(chan outcome, len(parallel)) // buffered: a late sender never blocks
+		sem := make(chan struct{}, r.a.opts.MaxConcurrency)
+		for _, i := range parallel {
+			go func() {
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					out <- outcome{i, CallRecord{Call: calls[i], Result: canceled(calls[i], ctx.Err())}}
+					return
+				}
+				rec := r.invoke(ctx, iter, calls[i])
+				<-sem
+				out <- outcome{i, rec}
+			}()
+		}
+	wait:
+		for range parallel {
+			select {
+			case o := <-out:
+				recs[o.i], done[o.i] = o.rec, true
+			case <-ctx.Done():
+				break wait
+			}
+		}
+	}
+	for _, i := range sequential {
+		if ctx.Err() != nil {
+			break
+		}
+		recs[i], done[i] = r.invoke(ctx, iter, calls[i]), true
+	}
+	for i := range recs {
+		if !done[i] {
+			recs[i] = CallRecord{Call: calls[i], Result: canceled(calls[i], ctx.Err())}
+		}
+	}
+	return recs
+}
+
+func canceled(c tool.Call, err error) tool.Result {
+	return tool.Result{Kind: tool.KindCanceled, Err: err, Content: "error: the call to " + c.Name + " was canceled before it finished."}
+}
+
+// invoke runs one call through the middleware chain, timing it, recovering a panic in
+// middleware (the tool's own panics are recovered by tool.Handle), and reporting it.
+func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRecord) {
+	rec.Call = call
+	r.emit(ctx, Event{Kind: EventToolStart, Iteration: iter, Call: &rec.Call})
+	start := time.Now()
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				err := fmt.Errorf("agentkit: middleware panicked on call to %s: %v", call.Name, p)
+				rec.Result = tool.Result{Kind: tool.KindPanic, Err: err, Stack: debug.Stack(),
+					Content: "error: the call to " + call.Name + " crashed before it could finish. Do not retry it; try another way or tell the user."}
+			}
+		}()
+		rec.Result = r.a.handler(ctx, call)
+	}()
+	rec.Duration = time.Since(start)
+	if rec.Result.Content == "" {
+		rec.Result.Content = tool.EmptyContent
+	}
+	r.emit(ctx, Event{Kind: EventToolEnd, Iteration: iter, Call: &rec.Call, Result: &rec.Result, Duration: rec.Duration})
+	if l := r.a.opts.Logger; l != nil {
+		attrs := []slog.Attr{slog.Int("iteration", iter), slog.String("tool", call.Name), slog.String("call_id", call.ID),
+			slog.Duration("duration", rec.Duration), slog.String("kind", string(rec.Result.Kind))}
+		if rec.Result.Repair != "" {
+			attrs = append(attrs, slog.String("repair", rec.Result.Repair))
+		}
+		if rec.Result.Err != nil {
+			attrs = append(attrs, slog.Any("error", rec.Result.Err))
+		}
+		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: tool call", attrs...)
+	}
+	return rec
+}

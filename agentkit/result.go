@@ -1,0 +1,99 @@
+package agentkit
+
+import (
+	"errors"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+// StopReason says why a run ended.
+type StopReason string
+
+// The reasons a run ends.
+const (
+	// StopAnswered: the model answered without calling tools. The only successful stop.
+	StopAnswered StopReason = "answered"
+	// StopIterationLimit: the run used Options.MaxIterations model turns without an answer.
+	StopIterationLimit StopReason = "iteration_limit"
+	// StopLoopDetected: the model kept repeating the same calls.
+	StopLoopDetected StopReason = "loop_detected"
+	// StopFatalTool: a tool returned an error marked with tool.Fatal.
+	StopFatalTool StopReason = "fatal_tool_error"
+	// StopModelError: the model call failed, or its reply was unusable (no choices, empty).
+	StopModelError StopReason = "model_error"
+	// StopCanceled: the run's context was canceled or its deadline passed.
+	StopCanceled StopReason = "canceled"
+	// StopInvalidHistory: the history was not provider-valid (a caller's input, or a bug).
+	StopInvalidHistory StopReason = "invalid_history"
+)
+
+// Sentinel errors of the loop, for errors.Is.
+var (
+	// ErrIterationLimit: the run hit Options.MaxIterations.
+	ErrIterationLimit = errors.New("agentkit: iteration limit reached without an answer")
+	// ErrLoopDetected: the model repeated the same calls past Options.LoopStop.
+	ErrLoopDetected = errors.New("agentkit: the model keeps repeating the same tool calls")
+	// ErrNoChoices: the model's response had no choices.
+	ErrNoChoices = errors.New("agentkit: model response has no choices")
+	// ErrEmptyMessage: the model's message had neither content nor tool calls.
+	ErrEmptyMessage = errors.New("agentkit: model returned an empty message")
+	// ErrInvalidHistory: a history failed ValidateHistory; the error also wraps the
+	// *HistoryError with the details.
+	ErrInvalidHistory = errors.New("agentkit: invalid history")
+)
+
+// Result is the record of one run. Run never returns a nil Result: on every exit path it
+// holds the transcript so far.
+type Result struct {
+	// Output is the final answer: the content of the model's last message when it answered.
+	// Empty unless Stop is StopAnswered (or the final tool-free turn of
+	// Options.FinalAnswerOnLimit produced text).
+	Output string
+	// Messages is the whole transcript: the system prompt, the input, every model message and
+	// every tool result. It is always provider-valid (see ValidateHistory), so it can be sent
+	// again to continue the conversation.
+	Messages []openai.ChatCompletionMessage
+	// New is the index in Messages of the first message this run added (after the system
+	// prompt and the input history).
+	New int
+	// Steps has one entry per model call, in order.
+	Steps []Step
+	// Usage sums the token usage the model reported over all steps.
+	Usage openai.Usage
+	// Iterations is the number of model calls made.
+	Iterations int
+	// Stop says why the run ended.
+	Stop StopReason
+}
+
+// Step is one model call and the tool calls of its reply.
+type Step struct {
+	// Iteration counts model calls from 1.
+	Iteration int
+	// Message is the model's message as received (before any normalization).
+	Message openai.ChatCompletionMessage
+	// FinishReason is the choice's finish_reason.
+	FinishReason openai.FinishReason
+	// Usage is the token usage of this call.
+	Usage openai.Usage
+	// Duration is the model call's latency.
+	Duration time.Duration
+	// Calls are the tool calls of Message, in emission order, with their results.
+	Calls []CallRecord
+}
+
+// CallRecord is one executed (or refused) tool call.
+type CallRecord struct {
+	// Call is the call as the model emitted it (the raw arguments included). Call.Tool is nil
+	// when the model named an unknown tool.
+	Call tool.Call
+	// Result is the full result: its Content is what the model read; its Value is the typed
+	// output; Kind, Err and Repair say what went wrong or was fixed; Original the untruncated
+	// content when a middleware shortened it.
+	Result tool.Result
+	// Duration is the time the call took through the middleware chain.
+	Duration time.Duration
+}

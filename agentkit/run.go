@@ -1,0 +1,292 @@
+package agentkit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+// BudgetExhaustedPrompt is the message sent, as a user message, before the final tool-free
+// request of Options.FinalAnswerOnLimit. (A user message rather than a system one: several
+// chat templates of local servers refuse a system message that is not the first.)
+const BudgetExhaustedPrompt = "[budget] You have used all the tool calls allowed for this request and can call no more tools. Answer the user now with the information you already have, and say what you could not find out."
+
+// Run runs the loop on one user message: it sends the system prompt and input, executes the
+// tool calls the model asks for, feeds their results back, and repeats until the model answers
+// without calling tools or a bound is reached.
+//
+// The Result is never nil and always holds a provider-valid transcript. The error is nil
+// exactly when the run produced an answer (Result.Stop is StopAnswered, or StopIterationLimit
+// after a successful final tool-free turn). Otherwise it is one of: ErrIterationLimit,
+// ErrLoopDetected, an error wrapping a tool.Fatal error (errors.Is(err, tool.ErrFatal)), the
+// model's error wrapped (errors.As finds *openai.APIError), ErrNoChoices, ErrEmptyMessage,
+// ErrInvalidHistory, or the context's error.
+func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
+	return a.RunMessages(ctx, []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: input}})
+}
+
+// RunMessages is Run on a history: the conversation so far, ending with the new user message.
+// The agent's Instructions are prepended unless history already starts with a system (or
+// developer) message. history must pass ValidateHistory (use RepairHistory on one of unknown
+// origin); it is not modified.
+func (a *Agent) RunMessages(ctx context.Context, history []openai.ChatCompletionMessage) (*Result, error) {
+	r := &run{a: a, res: &Result{}, ids: make(map[string]struct{})}
+	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+1+4*a.opts.MaxIterations)
+	if a.opts.Instructions != "" && (len(history) == 0 || (history[0].Role != openai.ChatMessageRoleSystem && history[0].Role != openai.ChatMessageRoleDeveloper)) {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.opts.Instructions})
+	}
+	msgs = append(msgs, history...)
+	r.res.Messages = msgs
+	r.res.New = len(msgs)
+	for _, m := range history {
+		for _, c := range m.ToolCalls {
+			r.ids[c.ID] = struct{}{}
+		}
+	}
+	return r.loop(ctx)
+}
+
+// run is the state of one Run.
+type run struct {
+	a     *Agent
+	res   *Result
+	ids   map[string]struct{} // tool call ids in the history, to keep them unique
+	guard loopGuard
+}
+
+func (r *run) loop(ctx context.Context) (*Result, error) {
+	a := r.a
+	if err := ValidateHistory(r.res.Messages); err != nil {
+		return r.finish(ctx, StopInvalidHistory, fmt.Errorf("%w: %w", ErrInvalidHistory, err))
+	}
+	for iter := 1; iter <= a.opts.MaxIterations; iter++ {
+		msg, err := r.step(ctx, iter, false)
+		if err != nil {
+			return r.fail(ctx, err)
+		}
+		if len(msg.ToolCalls) == 0 {
+			r.res.Output = answer(msg)
+			return r.finish(ctx, StopAnswered, nil)
+		}
+		calls := r.calls(msg)
+		step := &r.res.Steps[len(r.res.Steps)-1]
+		repeat := r.guard.observe(calls)
+		switch {
+		case repeat >= a.opts.LoopStop:
+			step.Calls = r.refuse(ctx, iter, calls, tool.KindLoop, loopStopContent)
+			return r.finish(ctx, StopLoopDetected, ErrLoopDetected)
+		case repeat > a.opts.LoopLimit:
+			step.Calls = r.refuse(ctx, iter, calls, tool.KindLoop, loopContent(repeat-1))
+			continue
+		}
+		step.Calls = r.execute(ctx, iter, calls)
+		r.appendResults(step.Calls)
+		for _, c := range step.Calls {
+			if tool.IsFatal(c.Result.Err) {
+				return r.finish(ctx, StopFatalTool, fmt.Errorf("agentkit: tool %s: %w", c.Call.Name, c.Result.Err))
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return r.finish(ctx, StopCanceled, err)
+		}
+	}
+	if !a.opts.FinalAnswerOnLimit {
+		return r.finish(ctx, StopIterationLimit, ErrIterationLimit)
+	}
+	r.res.Messages = append(r.res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: BudgetExhaustedPrompt})
+	msg, err := r.step(ctx, a.opts.MaxIterations+1, true)
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	if len(msg.ToolCalls) > 0 {
+		step := &r.res.Steps[len(r.res.Steps)-1]
+		step.Calls = r.refuse(ctx, a.opts.MaxIterations+1, r.calls(msg), tool.KindNotExecuted, "not executed: the tool budget of this request is exhausted")
+		return r.finish(ctx, StopIterationLimit, ErrIterationLimit)
+	}
+	r.res.Output = answer(msg)
+	return r.finish(ctx, StopIterationLimit, nil)
+}
+
+// answer is the text of a final message: its content, or its refusal.
+func answer(m openai.ChatCompletionMessage) string {
+	if m.Content != "" {
+		return m.Content
+	}
+	for _, p := range m.MultiContent {
+		if p.Type == openai.ChatMessagePartTypeText {
+			return p.Text
+		}
+	}
+	return m.Refusal
+}
+
+// fail ends the run on a model error.
+func (r *run) fail(ctx context.Context, err error) (*Result, error) {
+	if ctx.Err() != nil {
+		return r.finish(ctx, StopCanceled, fmt.Errorf("agentkit: %w", ctx.Err()))
+	}
+	var he *HistoryError
+	if errors.As(err, &he) {
+		return r.finish(ctx, StopInvalidHistory, err)
+	}
+	return r.finish(ctx, StopModelError, err)
+}
+
+func (r *run) finish(ctx context.Context, stop StopReason, err error) (*Result, error) {
+	r.res.Stop = stop
+	if l := r.a.opts.Logger; l != nil {
+		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: run end", slog.String("stop", string(stop)), slog.Int("iterations", r.res.Iterations), slog.Any("error", err))
+	}
+	r.emit(ctx, Event{Kind: EventRunEnd, Iteration: r.res.Iterations, Stop: stop, Err: err})
+	return r.res, err
+}
+
+func (r *run) emit(ctx context.Context, e Event) {
+	if f := r.a.opts.OnEvent; f != nil {
+		f(ctx, e)
+	}
+}
+
+// request builds the request of one iteration.
+func (r *run) request(final bool) openai.ChatCompletionRequest {
+	a := r.a
+	req := openai.ChatCompletionRequest{
+		Model:               a.opts.Model,
+		Messages:            r.res.Messages,
+		MaxCompletionTokens: a.opts.MaxCompletionTokens,
+	}
+	if a.sendTemp {
+		req.Temperature = a.temp
+	}
+	if len(a.defs) > 0 {
+		req.Tools = a.defs
+		req.ToolChoice = a.opts.ToolChoice
+		req.ParallelToolCalls = a.opts.ParallelToolCalls
+		if final {
+			req.ToolChoice = "none"
+			req.ParallelToolCalls = nil
+		}
+	}
+	return req
+}
+
+// step makes one model call and appends the reply to the transcript.
+func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatCompletionMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	req := r.request(final)
+	if err := ValidateHistory(req.Messages); err != nil {
+		return openai.ChatCompletionMessage{}, fmt.Errorf("%w before model call %d (a bug: please report it): %w", ErrInvalidHistory, iter, err)
+	}
+	r.emit(ctx, Event{Kind: EventModelRequest, Iteration: iter, Request: &req})
+	if l := r.a.opts.Logger; l != nil && l.Enabled(ctx, slog.LevelDebug) {
+		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: model request", slog.Int("iteration", iter), slog.Int("messages", len(req.Messages)), slog.String("transcript", FormatTranscript(req.Messages)))
+	}
+	r.res.Iterations = iter
+	start := time.Now()
+	resp, err := r.a.model.CreateChatCompletion(ctx, req)
+	dur := time.Since(start)
+	if err == nil && len(resp.Choices) == 0 {
+		err = ErrNoChoices
+	}
+	if err != nil {
+		if !errors.Is(err, ErrNoChoices) {
+			err = fmt.Errorf("agentkit: model call %d: %w", iter, err)
+		}
+		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Duration: dur, Err: err})
+		return openai.ChatCompletionMessage{}, err
+	}
+	choice := resp.Choices[0]
+	msg := choice.Message
+	r.res.Steps = append(r.res.Steps, Step{Iteration: iter, Message: msg, FinishReason: choice.FinishReason, Usage: resp.Usage, Duration: dur})
+	r.res.Usage.PromptTokens += resp.Usage.PromptTokens
+	r.res.Usage.CompletionTokens += resp.Usage.CompletionTokens
+	r.res.Usage.TotalTokens += resp.Usage.TotalTokens
+	r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Message: &msg, Usage: resp.Usage, Duration: dur})
+	if l := r.a.opts.Logger; l != nil {
+		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: model response", slog.Int("iteration", iter), slog.Duration("duration", dur),
+			slog.Int("tool_calls", len(msg.ToolCalls)), slog.String("finish_reason", string(choice.FinishReason)), slog.Int("total_tokens", resp.Usage.TotalTokens))
+	}
+	if msg.Content == "" && len(msg.ToolCalls) == 0 && len(msg.MultiContent) == 0 && msg.Refusal == "" {
+		return msg, fmt.Errorf("%w (finish_reason %q)", ErrEmptyMessage, choice.FinishReason)
+	}
+	r.res.Messages = append(r.res.Messages, r.normalize(msg, iter))
+	return msg, nil
+}
+
+// normalize returns the message to keep in the history: the model's message with what
+// providers would reject on replay fixed. The role is assistant; each tool call gets type
+// "function", no stream index, a unique id (providers that omit ids, or repeat "call_0" every
+// turn, exist), and arguments that are JSON: repaired when the model's text was repairable,
+// "{}" when it was not (the tool result then tells the model its arguments were not JSON).
+// The message as received stays in Result.Steps.
+func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCompletionMessage {
+	m.Role = openai.ChatMessageRoleAssistant
+	if len(m.ToolCalls) == 0 {
+		return m
+	}
+	calls := make([]openai.ToolCall, len(m.ToolCalls))
+	for i, c := range m.ToolCalls {
+		c.Type = openai.ToolTypeFunction
+		c.Index = nil
+		if _, dup := r.ids[c.ID]; c.ID == "" || dup {
+			c.ID = "call_" + strconv.Itoa(iter) + "_" + strconv.Itoa(i)
+			for _, taken := r.ids[c.ID]; taken; _, taken = r.ids[c.ID] {
+				c.ID += "x"
+			}
+		}
+		r.ids[c.ID] = struct{}{}
+		if !json.Valid([]byte(c.Function.Arguments)) {
+			if obj, _, err := tool.DecodeArguments(c.Function.Arguments, 0); err == nil {
+				c.Function.Arguments = string(obj)
+			} else {
+				c.Function.Arguments = "{}"
+			}
+		}
+		calls[i] = c
+	}
+	m.ToolCalls = calls
+	return m
+}
+
+// calls returns the tool calls of the last appended message (normalized ids), with the raw
+// arguments as the model sent them in m.
+func (r *run) calls(m openai.ChatCompletionMessage) []tool.Call {
+	kept := r.res.Messages[len(r.res.Messages)-1].ToolCalls
+	out := make([]tool.Call, len(m.ToolCalls))
+	for i, c := range m.ToolCalls {
+		out[i] = tool.Call{ID: kept[i].ID, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
+	}
+	return out
+}
+
+// appendResults appends one tool message per record, in emission order.
+func (r *run) appendResults(recs []CallRecord) {
+	for _, c := range recs {
+		content := c.Result.Content
+		if content == "" {
+			content = tool.EmptyContent
+		}
+		r.res.Messages = append(r.res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.Call.ID, Content: content})
+	}
+}
+
+// refuse answers every call with a result of kind without running it.
+func (r *run) refuse(ctx context.Context, iter int, calls []tool.Call, kind tool.Kind, content string) []CallRecord {
+	recs := make([]CallRecord, len(calls))
+	for i, c := range calls {
+		recs[i] = CallRecord{Call: c, Result: tool.Result{Kind: kind, Err: errors.New(content), Content: content}}
+		r.emit(ctx, Event{Kind: EventToolEnd, Iteration: iter, Call: &recs[i].Call, Result: &recs[i].Result})
+	}
+	r.appendResults(recs)
+	return recs
+}

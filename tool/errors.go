@@ -1,0 +1,66 @@
+package tool
+
+import (
+	"strings"
+)
+
+// Violation is one way a call's arguments broke the tool's schema.
+type Violation struct {
+	// Path is the JSON pointer of the offending value ("" is the arguments object itself).
+	Path string
+	// Message says what was expected and what was sent, for the model to read.
+	Message string
+}
+
+// ArgumentError is the error of a call whose arguments were refused before the tool ran:
+// unrepairable JSON (Kind KindInvalidJSON) or a schema violation (KindInvalidArguments).
+// Its message is written for the model: every violation with its path, and an instruction to
+// call again with fixed arguments.
+type ArgumentError struct {
+	// Tool is the name of the tool that refused the arguments.
+	Tool string
+	// Kind is KindInvalidJSON or KindInvalidArguments.
+	Kind Kind
+	// Violations lists the schema violations (KindInvalidArguments).
+	Violations []Violation
+	// Detail says why the text is not JSON (KindInvalidJSON).
+	Detail string
+	// Shape is an example of the expected arguments object, derived from the schema.
+	Shape string
+}
+
+func (e *ArgumentError) Error() string {
+	var b strings.Builder
+	if e.Kind == KindInvalidJSON {
+		b.WriteString("the arguments for tool ")
+		b.WriteString(e.Tool)
+		b.WriteString(" are not valid JSON")
+		if e.Detail != "" {
+			b.WriteString(": ")
+			b.WriteString(e.Detail)
+		}
+		b.WriteString(".")
+		if e.Shape != "" {
+			b.WriteString(" Expected a JSON object like ")
+			b.WriteString(e.Shape)
+			b.WriteString(".")
+		}
+		b.WriteString(" Call the tool again with valid JSON arguments.")
+		return b.String()
+	}
+	b.WriteString("invalid arguments for tool ")
+	b.WriteString(e.Tool)
+	b.WriteString(":")
+	for _, v := range e.Violations {
+		b.WriteString("\n- ")
+		if v.Path == "" {
+			b.WriteString("(arguments)")
+		} else {
+			b.WriteString(v.Path)
+		}
+		b.WriteString(": ")
+		b.WriteString(v.Message)
+	}
+	b.WriteString("\nFix these arguments and call the tool again.")
+	return b.String()
+}
