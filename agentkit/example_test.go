@@ -1,0 +1,95 @@
+package agentkit_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/agentkit/agentkittest"
+	"github.com/toolcall/toolcall/tool"
+)
+
+// The seed article's run: the model calls two tools in one turn, reads both results, answers.
+func ExampleAgent_Run() {
+	weather := tool.New("get_weather", "查询指定城市的当前天气。当用户询问天气、温度、是否下雨时使用。",
+		func(ctx context.Context, in struct {
+			City string `json:"city" jsonschema:"description=城市中文名，例如：北京、上海、广州"`
+		}) (string, error) {
+			return "晴，气温26℃，东南风2级", nil
+		})
+	calculate := tool.New("calculate", "执行四则运算，当用户提出数学计算需求时使用。",
+		func(ctx context.Context, in struct {
+			Expression string `json:"expression" jsonschema:"description=数学表达式，例如：12.5 * 4 + 2"`
+		}) (float64, error) {
+			return 123.45 * 678, nil
+		})
+
+	// A scripted model stands in for a real one (a *openai.Client works the same way).
+	model := agentkittest.New(nil,
+		agentkittest.ToolCalls(
+			agentkittest.Call("get_weather", `{"city":"北京"}`),
+			agentkittest.Call("calculate", `{"expression":"123.45 * 678"}`),
+		),
+		agentkittest.Text("北京今天晴，气温26℃，东南风2级；123.45 × 678 = 83699.1。"),
+	)
+
+	agent := agentkit.New(model, &agentkit.Options{
+		Model:        "gpt-4o-mini",
+		Instructions: "你是一个乐于助人的智能助手，可以通过工具获取实时信息。",
+		Tools:        []*tool.Tool{weather, calculate},
+	})
+	res, err := agent.Run(context.Background(), "北京天气怎么样？顺便帮我算一下 123.45 * 678")
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(res.Output)
+	fmt.Println(res.Stop, res.Iterations)
+	fmt.Print(agentkit.FormatTranscript(res.Messages))
+	// Output:
+	// 北京今天晴，气温26℃，东南风2级；123.45 × 678 = 83699.1。
+	// answered 2
+	// [0] system: 你是一个乐于助人的智能助手，可以通过工具获取实时信息。
+	// [1] user: 北京天气怎么样？顺便帮我算一下 123.45 * 678
+	// [2] assistant:
+	//     -> get_weather({"city":"北京"}) [call_1]
+	//     -> calculate({"expression":"123.45 * 678"}) [call_2]
+	// [3] tool (call_1): 晴，气温26℃，东南风2级
+	// [4] tool (call_2): 83699.1
+	// [5] assistant: 北京今天晴，气温26℃，东南风2级；123.45 × 678 = 83699.1。
+}
+
+// A run that cannot finish still returns its Result, with a stop reason and a valid transcript.
+func ExampleAgent_Run_iterationLimit() {
+	ping := tool.New("ping", "Checks that the service is up.", func(ctx context.Context, in struct{}) (string, error) {
+		return "pong", nil
+	})
+	model := agentkittest.New(nil,
+		agentkittest.ToolCalls(agentkittest.Call("ping", `{}`)),
+		agentkittest.ToolCalls(agentkittest.Call("ping", "")),
+	)
+	agent := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{ping}, MaxIterations: 2})
+	res, err := agent.Run(context.Background(), "is it up?")
+	fmt.Println(errors.Is(err, agentkit.ErrIterationLimit), res.Stop, len(res.Messages))
+	fmt.Println(agentkit.ValidateHistory(res.Messages) == nil)
+	// Output:
+	// true iteration_limit 5
+	// true
+}
+
+// ModelFunc turns a closure into a Model: the smallest possible fake.
+func ExampleModelFunc() {
+	model := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		last := req.Messages[len(req.Messages)-1]
+		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{
+			Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "echo: " + last.Content},
+		}}}, nil
+	})
+	res, _ := agentkit.New(model, nil).Run(context.Background(), "hello")
+	fmt.Println(res.Output)
+	// Output:
+	// echo: hello
+}

@@ -1,0 +1,45 @@
+package tool_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+func ExampleNew() {
+	weather := tool.New("get_weather",
+		"查询指定城市的当前天气。当用户询问天气、温度、是否下雨时使用。",
+		func(ctx context.Context, in struct {
+			City string `json:"city" jsonschema:"description=城市中文名，例如：北京、上海、广州"`
+		}) (string, error) {
+			if in.City == "北京" {
+				return "晴，气温26℃，东南风2级", nil
+			}
+			return in.City + "暂无数据", nil
+		})
+
+	fmt.Println(string(weather.Parameters()))
+
+	// A well-formed call.
+	res := weather.Handle(context.Background(), tool.Call{ID: "call_1", Arguments: `{"city":"北京"}`})
+	fmt.Println(res.Content)
+
+	// The seed article's "extra comma", inside a markdown fence: repaired, then run.
+	res = weather.Handle(context.Background(), tool.Call{ID: "call_2", Arguments: "```json\n{\"city\": \"上海\",}\n```"})
+	fmt.Println(res.Content, "|", res.Repair)
+
+	// A hallucinated parameter: refused before the function runs, with a message for the model.
+	res = weather.Handle(context.Background(), tool.Call{ID: "call_3", Arguments: `{"town":"北京"}`})
+	fmt.Println(res.Kind)
+	fmt.Println(res.Content)
+	// Output:
+	// {"type":"object","properties":{"city":{"type":"string","description":"城市中文名，例如：北京、上海、广州"}},"required":["city"],"additionalProperties":false}
+	// 晴，气温26℃，东南风2级
+	// 上海暂无数据 | stripped markdown fence; removed trailing comma
+	// invalid_arguments
+	// invalid arguments for tool get_weather:
+	// - /city: required property is missing (string: 城市中文名，例如：北京、上海、广州)
+	// - /town: unknown property; known properties: city
+	// Fix these arguments and call the tool again.
+}

@@ -1,0 +1,229 @@
+package tool_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+type weatherIn struct {
+	City string `json:"city" jsonschema:"description=城市中文名，例如：北京、上海、广州"`
+	Unit string `json:"unit,omitempty" jsonschema:"enum=c,enum=f"`
+}
+
+func weather(ctx context.Context, in weatherIn) (string, error) {
+	if in.City == "北京" {
+		return "晴，气温26℃，东南风2级", nil
+	}
+	return in.City + "暂无数据", nil
+}
+
+func TestNewRefusesBadNameAndDescription(t *testing.T) {
+	fn := func(ctx context.Context, in struct{}) (string, error) { return "", nil }
+	tests := []struct {
+		name, desc, wantErr string
+	}{
+		{"", "d", "name must match"},
+		{"get weather", "d", "name must match"},
+		{strings.Repeat("a", 65), "d", "name must match"},
+		{"天气", "d", "name must match"},
+		{"ok_name-1", "", "empty description"},
+		{"ok_name-1", "  \n", "empty description"},
+	}
+	for _, tc := range tests {
+		_, err := tool.Define(tc.name, tc.desc, fn)
+		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("Define(%q, %q) error = %v, want it to contain %q", tc.name, tc.desc, err, tc.wantErr)
+		}
+	}
+	if _, err := tool.Define(strings.Repeat("a", 64), "d", fn); err != nil {
+		t.Errorf("64-character name refused: %v", err)
+	}
+}
+
+func TestNewPanicsNamingTool(t *testing.T) {
+	defer func() {
+		p := recover()
+		if p == nil || !strings.Contains(p.(error).Error(), `"bad"`) {
+			t.Errorf("panic = %v, want an error naming the tool", p)
+		}
+	}()
+	tool.New("bad", "d", func(ctx context.Context, in struct{ C chan int }) (string, error) { return "", nil })
+}
+
+func TestHandleOutcomes(t *testing.T) {
+	type out struct {
+		Text string `json:"text"`
+		Tag  string `json:"tag"`
+	}
+	tests := []struct {
+		name        string
+		fn          tool.Func[weatherIn, any]
+		args        string
+		ctx         func() (context.Context, context.CancelFunc)
+		wantKind    tool.Kind
+		wantContent string // substring
+		wantRepair  bool
+	}{
+		{name: "string verbatim", fn: func(ctx context.Context, in weatherIn) (any, error) { return "晴 <26℃> & 风", nil },
+			args: `{"city":"北京"}`, wantContent: "晴 <26℃> & 风"},
+		{name: "struct as compact JSON, no escaping", fn: func(ctx context.Context, in weatherIn) (any, error) { return out{"北京<晴>", "a&b"}, nil },
+			args: `{"city":"北京"}`, wantContent: `{"text":"北京<晴>","tag":"a&b"}`},
+		{name: "empty output gets placeholder", fn: func(ctx context.Context, in weatherIn) (any, error) { return "", nil },
+			args: `{"city":"北京"}`, wantContent: tool.EmptyContent},
+		{name: "error becomes result", fn: func(ctx context.Context, in weatherIn) (any, error) { return nil, errors.New("api down") },
+			args: `{"city":"北京"}`, wantKind: tool.KindToolError, wantContent: "get_weather failed: api down"},
+		{name: "panic recovered", fn: func(ctx context.Context, in weatherIn) (any, error) { panic("nil map") },
+			args: `{"city":"北京"}`, wantKind: tool.KindPanic, wantContent: "get_weather crashed (nil map)"},
+		{name: "invalid arguments", fn: func(ctx context.Context, in weatherIn) (any, error) { return "ran", nil },
+			args: `{"city":42}`, wantKind: tool.KindInvalidArguments, wantContent: "/city"},
+		{name: "unrepairable JSON", fn: func(ctx context.Context, in weatherIn) (any, error) { return "ran", nil },
+			args: `the city is Beijing`, wantKind: tool.KindInvalidJSON, wantContent: "not valid JSON"},
+		{name: "repaired fence", fn: func(ctx context.Context, in weatherIn) (any, error) { return in.City, nil },
+			args: "```json\n{\"city\": \"北京\",}\n```", wantContent: "北京", wantRepair: true},
+		{name: "deadline is a timeout", fn: func(ctx context.Context, in weatherIn) (any, error) { <-ctx.Done(); return nil, ctx.Err() },
+			args: `{"city":"北京"}`, ctx: func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), time.Millisecond) },
+			wantKind: tool.KindTimeout, wantContent: "timed out"},
+		{name: "fatal kept", fn: func(ctx context.Context, in weatherIn) (any, error) { return nil, tool.Fatalf("quota exhausted") },
+			args: `{"city":"北京"}`, wantKind: tool.KindToolError, wantContent: "quota exhausted"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.Background(), context.CancelFunc(func() {})
+			if tc.ctx != nil {
+				ctx, cancel = tc.ctx()
+			}
+			defer cancel()
+			tl := tool.New("get_weather", "查询天气", tc.fn)
+			res := tl.Handle(ctx, tool.Call{ID: "c1", Name: "get_weather", Arguments: tc.args})
+			if res.Kind != tc.wantKind {
+				t.Errorf("Kind = %q, want %q (content %q)", res.Kind, tc.wantKind, res.Content)
+			}
+			if !strings.Contains(res.Content, tc.wantContent) {
+				t.Errorf("Content = %q, want it to contain %q", res.Content, tc.wantContent)
+			}
+			if (res.Repair != "") != tc.wantRepair {
+				t.Errorf("Repair = %q, want repair %v", res.Repair, tc.wantRepair)
+			}
+			if res.Failed() != (tc.wantKind != "") || (res.Err == nil) != (tc.wantKind == "") {
+				t.Errorf("Failed() = %v, Err = %v", res.Failed(), res.Err)
+			}
+		})
+	}
+}
+
+func TestHandleKeepsTypedValueAndCall(t *testing.T) {
+	type point struct{ X, Y int }
+	var seen tool.Call
+	tl := tool.New("p", "point", func(ctx context.Context, in struct{}) (point, error) {
+		seen, _ = tool.CallFromContext(ctx)
+		return point{1, 2}, nil
+	})
+	res := tl.Handle(context.Background(), tool.Call{ID: "id7", Name: "p", Arguments: ""})
+	if got, ok := res.Value.(point); !ok || got != (point{1, 2}) {
+		t.Errorf("Value = %#v, want point{1,2}", res.Value)
+	}
+	if res.Content != `{"X":1,"Y":2}` {
+		t.Errorf("Content = %q", res.Content)
+	}
+	if seen.ID != "id7" {
+		t.Errorf("CallFromContext id = %q, want id7", seen.ID)
+	}
+}
+
+func TestPointerInput(t *testing.T) {
+	tl := tool.New("w", "weather", func(ctx context.Context, in *weatherIn) (string, error) { return in.City, nil })
+	if res := tl.Handle(context.Background(), tool.Call{Arguments: `{"city":"上海"}`}); res.Content != "上海" {
+		t.Errorf("Content = %q (%v)", res.Content, res.Err)
+	}
+}
+
+func TestRawTool(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":false}`)
+	tl := tool.Raw("search", "searches", schema, func(ctx context.Context, args json.RawMessage) (string, error) {
+		return "got " + string(args), nil
+	})
+	if res := tl.Handle(context.Background(), tool.Call{Arguments: `{'q': 'go'}`}); res.Content != `got {"q": "go"}` && res.Content != `got {"q":"go"}` {
+		t.Errorf("Content = %q", res.Content)
+	}
+	if res := tl.Handle(context.Background(), tool.Call{Arguments: `{}`}); res.Kind != tool.KindInvalidArguments {
+		t.Errorf("missing q: Kind = %q", res.Kind)
+	}
+	if _, err := tool.DefineRaw("x", "d", json.RawMessage(`{"type":"string"}`), func(ctx context.Context, a json.RawMessage) (string, error) { return "", nil }); err == nil {
+		t.Errorf("a non-object root schema was accepted")
+	}
+}
+
+func TestSchemaOverride(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","enum":["北京","上海"]}},"required":["city"]}`)
+	tl := tool.New("w", "weather", weather, tool.Options{Schema: schema})
+	if res := tl.Handle(context.Background(), tool.Call{Arguments: `{"city":"广州"}`}); res.Kind != tool.KindInvalidArguments {
+		t.Errorf("override not applied: %q", res.Content)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(tl.Parameters(), &got); err != nil || got["properties"].(map[string]any)["city"].(map[string]any)["enum"] == nil {
+		t.Errorf("Parameters = %s", tl.Parameters())
+	}
+}
+
+func TestFatal(t *testing.T) {
+	base := errors.New("x")
+	err := tool.Fatal(base)
+	if !tool.IsFatal(err) || !errors.Is(err, base) || err.Error() != "x" {
+		t.Errorf("Fatal(x) = %v, IsFatal %v", err, tool.IsFatal(err))
+	}
+	if tool.IsFatal(base) || tool.Fatal(nil) != nil {
+		t.Errorf("plain error reported fatal, or Fatal(nil) != nil")
+	}
+}
+
+func TestChainOrder(t *testing.T) {
+	var trace []string
+	mw := func(name string) tool.Middleware {
+		return func(next tool.Handler) tool.Handler {
+			return func(ctx context.Context, c tool.Call) tool.Result {
+				trace = append(trace, name+">")
+				r := next(ctx, c)
+				trace = append(trace, "<"+name)
+				return r
+			}
+		}
+	}
+	h := tool.Chain(mw("a"), nil, mw("b"))(func(ctx context.Context, c tool.Call) tool.Result {
+		trace = append(trace, "tool")
+		return tool.Text("ok")
+	})
+	h(context.Background(), tool.Call{})
+	if got, want := strings.Join(trace, " "), "a> b> tool <b <a"; got != want {
+		t.Errorf("order = %q, want %q", got, want)
+	}
+}
+
+func TestEncode(t *testing.T) {
+	tests := []struct {
+		in   any
+		want string
+	}{
+		{"plain", "plain"},
+		{json.RawMessage(`{"a":1}`), `{"a":1}`},
+		{[]byte("bytes"), "bytes"},
+		{nil, ""},
+		{map[string]any{"城市": "北京", "b": "<&>"}, `{"b":"<&>","城市":"北京"}`},
+		{[]int{1, 2}, "[1,2]"},
+		{3.5, "3.5"},
+	}
+	for _, tc := range tests {
+		got, err := tool.Encode(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("Encode(%#v) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := tool.Encode(make(chan int)); err == nil {
+		t.Errorf("Encode(chan) succeeded")
+	}
+}
