@@ -1,0 +1,144 @@
+// Command quickstart runs the seed article's agent: a model with two tools, get_weather and
+// calculate, answering "北京天气怎么样？顺便帮我算一下 123.45 * 678".
+//
+//	go run ./examples/quickstart                      # offline, on a built-in scripted model
+//	OPENAI_API_KEY=sk-... go run ./examples/quickstart "上海和广州哪里更热？"
+//	OPENAI_BASE_URL=https://api.deepseek.com/v1 OPENAI_MODEL=deepseek-chat OPENAI_API_KEY=... go run ./examples/quickstart
+//
+// Configuration comes from the environment: OPENAI_API_KEY, OPENAI_BASE_URL (any
+// OpenAI-compatible server; it must end in /v1 or the server's equivalent) and OPENAI_MODEL
+// (default gpt-4o-mini). With neither OPENAI_API_KEY nor OPENAI_BASE_URL set it runs offline
+// and says so on stderr.
+//
+// The answer goes to stdout. -v prints every step and the full transcript to stderr. The exit
+// status is 0 with an answer, 1 with one line on stderr saying what went wrong.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/tool"
+)
+
+const defaultQuestion = "北京天气怎么样？顺便帮我算一下 123.45 * 678"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program, with its environment passed in so tests can drive it.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	verbose := fs.Bool("v", false, "print each step and the transcript to stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: quickstart [-v] [question]\n\nEnvironment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL (default gpt-4o-mini).\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	question := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if question == "" {
+		question = defaultQuestion
+	}
+
+	model, modelName, err := newModel(getenv, question, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "quickstart:", err)
+		return 1
+	}
+	opts := &agentkit.Options{
+		Model:        modelName,
+		Instructions: "你是一个乐于助人的智能助手，可以通过工具获取实时信息。回答天气和计算问题时，必须基于最新的工具结果。",
+		Tools:        []*tool.Tool{weatherTool(), calculateTool()},
+		// FinalAnswerOnLimit: past the iteration bound the user still gets an answer.
+		FinalAnswerOnLimit: true,
+	}
+	if *verbose {
+		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	agent := agentkit.New(model, opts)
+
+	res, err := agent.Run(ctx, question)
+	if *verbose {
+		printSteps(stderr, res)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "quickstart:", describe(err, res))
+		return 1
+	}
+	fmt.Fprintln(stdout, res.Output)
+	return 0
+}
+
+// newModel returns the configured provider's client, or the offline scripted model.
+func newModel(getenv func(string) string, question string, stderr io.Writer) (agentkit.Model, string, error) {
+	key, base, name := getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL"), getenv("OPENAI_MODEL")
+	if name == "" {
+		name = "gpt-4o-mini"
+	}
+	if key == "" && base == "" {
+		fmt.Fprintln(stderr, "quickstart: OPENAI_API_KEY and OPENAI_BASE_URL are not set: running offline on a built-in scripted model (no network).")
+		return offlineModel(question), "offline-scripted", nil
+	}
+	cfg := openai.DefaultConfig(key)
+	if base != "" {
+		cfg.BaseURL = strings.TrimRight(base, "/")
+	}
+	return openai.NewClientWithConfig(cfg), name, nil
+}
+
+// describe turns a run's error into one line a person can act on.
+func describe(err error, res *agentkit.Result) string {
+	var api *openai.APIError
+	var req *openai.RequestError
+	switch {
+	case errors.As(err, &api):
+		hint := ""
+		switch api.HTTPStatusCode {
+		case 401:
+			hint = " (check OPENAI_API_KEY)"
+		case 404:
+			hint = " (check OPENAI_MODEL and that OPENAI_BASE_URL ends in /v1)"
+		}
+		return fmt.Sprintf("the provider refused the request (HTTP %d): %s%s", api.HTTPStatusCode, api.Message, hint)
+	case errors.As(err, &req):
+		return fmt.Sprintf("the provider answered HTTP %d: %v", req.HTTPStatusCode, req.Err)
+	case errors.Is(err, agentkit.ErrIterationLimit):
+		return fmt.Sprintf("no answer after %d model calls (stop reason %s)", res.Iterations, res.Stop)
+	}
+	return fmt.Sprintf("%v (stop reason %s)", err, res.Stop)
+}
+
+// printSteps prints what happened in each step, then the whole transcript.
+func printSteps(w io.Writer, res *agentkit.Result) {
+	for _, s := range res.Steps {
+		fmt.Fprintf(w, "step %d: model replied in %v with %d tool call(s), finish_reason %q\n", s.Iteration, s.Duration.Round(1000), len(s.Calls), s.FinishReason)
+		for _, c := range s.Calls {
+			status := "ok"
+			if c.Result.Failed() {
+				status = string(c.Result.Kind)
+			}
+			fmt.Fprintf(w, "  - %s(%s) -> %s in %v: %s\n", c.Call.Name, c.Call.Arguments, status, c.Duration.Round(1000), c.Result.Content)
+			if c.Result.Repair != "" {
+				fmt.Fprintf(w, "    arguments repaired: %s\n", c.Result.Repair)
+			}
+		}
+	}
+	fmt.Fprintf(w, "stop: %s after %d model call(s); tokens: %d\n--- transcript ---\n%s", res.Stop, res.Iterations, res.Usage.TotalTokens, agentkit.FormatTranscript(res.Messages))
+}
