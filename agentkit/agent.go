@@ -58,6 +58,11 @@ type Options struct {
 	Logger *slog.Logger
 	// OnEvent, when set, receives the run's events.
 	OnEvent OnEvent
+	// Memory stores sessions for RunSession. Nil: RunSession fails with ErrNoMemory.
+	Memory Memory
+	// Context, when set, chooses the messages sent to the model from the transcript before
+	// every request (a window, cleared tool results, folded turns). Nil sends everything.
+	Context ContextStrategy
 }
 
 // Agent runs the tool-calling loop. It is immutable after New and safe for concurrent use by

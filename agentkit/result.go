@@ -28,6 +28,11 @@ const (
 	StopCanceled StopReason = "canceled"
 	// StopInvalidHistory: the history was not provider-valid (a caller's input, or a bug).
 	StopInvalidHistory StopReason = "invalid_history"
+	// StopMemoryError: Options.Memory failed to load or save the session.
+	StopMemoryError StopReason = "memory_error"
+	// StopContextError: Options.Context failed (for example, a token budget smaller than what
+	// must be kept).
+	StopContextError StopReason = "context_error"
 )
 
 // Sentinel errors of the loop, for errors.Is.

@@ -38,6 +38,11 @@ func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 // developer) message. history must pass ValidateHistory (use RepairHistory on one of unknown
 // origin); it is not modified.
 func (a *Agent) RunMessages(ctx context.Context, history []openai.ChatCompletionMessage) (*Result, error) {
+	return a.newRun(history).loop(ctx)
+}
+
+// newRun prepares the state of a run on history.
+func (a *Agent) newRun(history []openai.ChatCompletionMessage) *run {
 	r := &run{a: a, res: &Result{}, ids: make(map[string]struct{})}
 	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+1+4*a.opts.MaxIterations)
 	if a.opts.Instructions != "" && (len(history) == 0 || (history[0].Role != openai.ChatMessageRoleSystem && history[0].Role != openai.ChatMessageRoleDeveloper)) {
@@ -51,15 +56,18 @@ func (a *Agent) RunMessages(ctx context.Context, history []openai.ChatCompletion
 			r.ids[c.ID] = struct{}{}
 		}
 	}
-	return r.loop(ctx)
+	return r
 }
 
 // run is the state of one Run.
 type run struct {
-	a     *Agent
-	res   *Result
-	ids   map[string]struct{} // tool call ids in the history, to keep them unique
-	guard loopGuard
+	a         *Agent
+	res       *Result
+	ids       map[string]struct{} // tool call ids in the history, to keep them unique
+	guard     loopGuard
+	session   string // RunSession's session
+	sessioned bool   // messages are persisted to Options.Memory
+	persisted int    // Messages[:persisted] are stored (when sessioned)
 }
 
 func (r *run) loop(ctx context.Context) (*Result, error) {
@@ -85,10 +93,16 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 			return r.finish(ctx, StopLoopDetected, ErrLoopDetected)
 		case repeat > a.opts.LoopLimit:
 			step.Calls = r.refuse(ctx, iter, calls, tool.KindLoop, loopContent(repeat-1))
+			if err := r.persist(ctx); err != nil {
+				return r.finish(ctx, StopMemoryError, err)
+			}
 			continue
 		}
 		step.Calls = r.execute(ctx, iter, calls)
 		r.appendResults(step.Calls)
+		if err := r.persist(ctx); err != nil {
+			return r.finish(ctx, StopMemoryError, err)
+		}
 		for _, c := range step.Calls {
 			if tool.IsFatal(c.Result.Err) {
 				return r.finish(ctx, StopFatalTool, fmt.Errorf("agentkit: tool %s: %w", c.Call.Name, c.Result.Err))
@@ -134,13 +148,20 @@ func (r *run) fail(ctx context.Context, err error) (*Result, error) {
 		return r.finish(ctx, StopCanceled, fmt.Errorf("agentkit: %w", ctx.Err()))
 	}
 	var he *HistoryError
-	if errors.As(err, &he) {
+	var ce *contextError
+	switch {
+	case errors.As(err, &ce):
+		return r.finish(ctx, StopContextError, ce.err)
+	case errors.As(err, &he):
 		return r.finish(ctx, StopInvalidHistory, err)
 	}
 	return r.finish(ctx, StopModelError, err)
 }
 
 func (r *run) finish(ctx context.Context, stop StopReason, err error) (*Result, error) {
+	if perr := r.persist(ctx); perr != nil && err == nil {
+		stop, err = StopMemoryError, perr
+	}
 	r.res.Stop = stop
 	if l := r.a.opts.Logger; l != nil {
 		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: run end", slog.String("stop", string(stop)), slog.Int("iterations", r.res.Iterations), slog.Any("error", err))
@@ -184,6 +205,13 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		return openai.ChatCompletionMessage{}, err
 	}
 	req := r.request(final)
+	if cs := r.a.opts.Context; cs != nil {
+		view, err := cs.Apply(ctx, r.session, req.Messages)
+		if err != nil {
+			return openai.ChatCompletionMessage{}, &contextError{fmt.Errorf("agentkit: context strategy before model call %d: %w", iter, err)}
+		}
+		req.Messages = view
+	}
 	if err := ValidateHistory(req.Messages); err != nil {
 		return openai.ChatCompletionMessage{}, fmt.Errorf("%w before model call %d (a bug: please report it): %w", ErrInvalidHistory, iter, err)
 	}
@@ -290,3 +318,9 @@ func (r *run) refuse(ctx context.Context, iter int, calls []tool.Call, kind tool
 	r.appendResults(recs)
 	return recs
 }
+
+// contextError marks a failure of Options.Context.
+type contextError struct{ err error }
+
+func (e *contextError) Error() string { return e.err.Error() }
+func (e *contextError) Unwrap() error { return e.err }

@@ -1,0 +1,101 @@
+package agentkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Memory stores conversations by session id. Package memory has an in-memory and a SQLite
+// implementation, and memory/memorytest a conformance kit for others.
+//
+// The agent calls Load once at the start of RunSession, then Append with the new user message,
+// and again after every completed step with the step's messages — the assistant message and
+// all its tool results in one call, never one without the other — so a crash mid-run loses
+// nothing already completed. The system prompt is not stored: it belongs to the Agent.
+//
+// A Memory must be safe for concurrent use by runs of different sessions. Appended messages
+// are the caller's: copy what you keep.
+type Memory interface {
+	// Load returns the session's history in order; empty for a new session.
+	Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error)
+	// Append adds messages to the end of the session's history, atomically.
+	Append(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) error
+}
+
+// SessionLocker is an optional interface of a Memory: when implemented, RunSession holds the
+// session's lock for the whole run, so two runs on one session never interleave. Lock
+// either waits (until ctx is done) or fails at once with an error wrapping ErrSessionBusy.
+type SessionLocker interface {
+	Lock(ctx context.Context, session string) (unlock func(), err error)
+}
+
+// ContextStrategy chooses what the model is sent from a long history: the most recent turns
+// within a token budget, old tool results cleared, old turns folded into a summary. Package
+// memory has the built-in strategies.
+//
+// Apply is called before every model request with the run's whole transcript (system prompt
+// first) and returns the messages to send. It must not modify msgs, and its result must pass
+// ValidateHistory (the loop checks). The transcript itself is never shortened: Result.Messages
+// and the Memory keep everything. session is "" for runs that are not RunSession.
+type ContextStrategy interface {
+	Apply(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error)
+}
+
+// ContextStrategyFunc adapts a function to ContextStrategy.
+type ContextStrategyFunc func(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error)
+
+// Apply calls f.
+func (f ContextStrategyFunc) Apply(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+	return f(ctx, session, msgs)
+}
+
+var (
+	// ErrNoMemory: RunSession on an Agent without Options.Memory.
+	ErrNoMemory = errors.New("agentkit: RunSession needs Options.Memory")
+	// ErrSessionBusy: another run holds the session.
+	ErrSessionBusy = errors.New("agentkit: session is in use by another run")
+)
+
+// RunSession runs input as the next user message of a stored conversation: the session's
+// history is loaded from Options.Memory, and every new message is appended to it as the run
+// goes. If the Memory is a SessionLocker, the session is locked for the run.
+//
+// Errors from the Memory end the run with StopMemoryError.
+func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result, error) {
+	mem := a.opts.Memory
+	if mem == nil {
+		return &Result{Stop: StopMemoryError}, ErrNoMemory
+	}
+	if l, ok := mem.(SessionLocker); ok {
+		unlock, err := l.Lock(ctx, session)
+		if err != nil {
+			return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: session %q: %w", session, err)
+		}
+		defer unlock()
+	}
+	hist, err := mem.Load(ctx, session)
+	if err != nil {
+		return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
+	}
+	hist = append(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input})
+	r := a.newRun(hist)
+	r.session, r.sessioned = session, true
+	r.persisted = r.res.New - 1 // the input message is new too
+	return r.loop(ctx)
+}
+
+// persist appends the transcript's unsaved messages to the session. It runs even when ctx
+// is canceled (what happened before the cancellation is kept), without its cancellation.
+func (r *run) persist(ctx context.Context) error {
+	if !r.sessioned || r.persisted >= len(r.res.Messages) {
+		return nil
+	}
+	if err := r.a.opts.Memory.Append(context.WithoutCancel(ctx), r.session, r.res.Messages[r.persisted:]); err != nil {
+		return fmt.Errorf("agentkit: saving session %q: %w", r.session, err)
+	}
+	r.persisted = len(r.res.Messages)
+	return nil
+}
