@@ -60,6 +60,9 @@ type Options struct {
 	OnEvent OnEvent
 	// Memory stores sessions for RunSession. Nil: RunSession fails with ErrNoMemory.
 	Memory Memory
+	// NoEarlyStart turns off early start in streaming runs (see Agent.RunStream): calls
+	// then start only when the model's message is complete. Default false.
+	NoEarlyStart bool
 	// Context, when set, chooses the messages sent to the model from the transcript before
 	// every request (a window, cleared tool results, folded turns). Nil sends everything.
 	Context ContextStrategy

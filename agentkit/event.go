@@ -22,8 +22,26 @@ const (
 	EventToolStart EventKind = "tool_start"
 	// EventToolEnd: a tool call finished (Call, Result, Duration).
 	EventToolEnd EventKind = "tool_end"
+	// EventStepEnd: the results of a turn's calls were appended to the transcript.
+	EventStepEnd EventKind = "step_end"
+	// EventAnswer: the model answered (Text is the final answer).
+	EventAnswer EventKind = "answer"
 	// EventRunEnd: the run ended (Stop, Err).
 	EventRunEnd EventKind = "run_end"
+
+	// Streaming runs only (Agent.RunStream), between EventModelRequest and EventModelResponse:
+
+	// EventTextDelta: a fragment of the model's content (Text). Fragments may split a
+	// multi-byte character; concatenated they are the content.
+	EventTextDelta EventKind = "text_delta"
+	// EventReasoningDelta: a fragment of the model's reasoning (Text), kept apart from content.
+	EventReasoningDelta EventKind = "reasoning_delta"
+	// EventToolCallStart: the model began a tool call; Call has its name and, when the
+	// provider sent one already, its id (arguments still streaming).
+	EventToolCallStart EventKind = "tool_call_start"
+	// EventToolCallReady: the arguments of a call are complete (Call). With early start the
+	// tool starts now, while the model is still streaming.
+	EventToolCallReady EventKind = "tool_call_ready"
 )
 
 // Event reports one thing that happened in a run. Only the fields of its Kind are set.
@@ -47,6 +65,9 @@ type Event struct {
 	Stop StopReason
 	// Err is the model call's error (EventModelResponse) or the run's (EventRunEnd).
 	Err error
+	// Text is a streamed fragment (EventTextDelta, EventReasoningDelta) or the final answer
+	// (EventAnswer).
+	Text string
 }
 
 // OnEvent receives the events of a run. It is called synchronously, from the goroutine that

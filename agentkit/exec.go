@@ -20,15 +20,23 @@ import (
 // goroutine ends as soon as its tool returns: none blocks on a channel nobody reads.
 func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRecord {
 	recs := make([]CallRecord, len(calls))
+	var pending map[int]*pendingCall
+	sem := make(chan struct{}, r.a.opts.MaxConcurrency)
+	if r.turn != nil { // streaming: some calls may have started already
+		pending, sem = r.turn.pending, r.turn.sem
+	}
 	var parallel, sequential []int
 	for i, c := range calls {
-		if c.Tool != nil && c.Tool.Sequential() {
+		switch {
+		case pending[i] != nil:
+			parallel = append(parallel, i)
+		case c.Tool != nil && c.Tool.Sequential():
 			sequential = append(sequential, i)
-		} else {
+		default:
 			parallel = append(parallel, i)
 		}
 	}
-	if len(parallel) == 1 || r.a.opts.MaxConcurrency == 1 {
+	if len(pending) == 0 && (len(parallel) == 1 || r.a.opts.MaxConcurrency == 1) {
 		sequential = append(parallel, sequential...)
 		parallel = nil
 	}
@@ -39,8 +47,14 @@ func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRe
 			rec CallRecord
 		}
 		out := make(chan outcome, len(parallel)) // buffered: a late sender never blocks
-		sem := make(chan struct{}, r.a.opts.MaxConcurrency)
 		for _, i := range parallel {
+			if p := pending[i]; p != nil {
+				go func() {
+					<-p.done // the early call ends when it returns or its turn is canceled
+					out <- outcome{i, p.rec}
+				}()
+				continue
+			}
 			go func() {
 				select {
 				case sem <- struct{}{}:

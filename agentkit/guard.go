@@ -104,3 +104,24 @@ func loopContent(times int) string {
 }
 
 const loopStopContent = "error: not executed: these tool calls keep repeating; the run is being stopped."
+
+// repeated reports whether call has the name and arguments of one of the previous turn's
+// calls: such a call is not started early, so that the loop guard sees it first.
+func (g *loopGuard) repeated(call tool.Call) bool {
+	for _, k := range g.prev {
+		if k.name != call.Name {
+			continue
+		}
+		if k.args == call.Arguments {
+			return true
+		}
+		one := []callKey{{call.Name, call.Arguments}}
+		canonicalize(one)
+		prev := []callKey{k}
+		canonicalize(prev)
+		if one[0].args == prev[0].args {
+			return true
+		}
+	}
+	return false
+}

@@ -68,6 +68,9 @@ type run struct {
 	session   string // RunSession's session
 	sessioned bool   // messages are persisted to Options.Memory
 	persisted int    // Messages[:persisted] are stored (when sessioned)
+	sink      func(Event)    // a streaming run's event channel
+	streamer  StreamingModel // set when the run streams
+	turn      *turnState     // calls of the current turn started while streaming
 }
 
 func (r *run) loop(ctx context.Context) (*Result, error) {
@@ -78,10 +81,12 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	for iter := 1; iter <= a.opts.MaxIterations; iter++ {
 		msg, err := r.step(ctx, iter, false)
 		if err != nil {
+			r.endTurn()
 			return r.fail(ctx, err)
 		}
 		if len(msg.ToolCalls) == 0 {
 			r.res.Output = answer(msg)
+			r.emit(ctx, Event{Kind: EventAnswer, Iteration: iter, Text: r.res.Output})
 			return r.finish(ctx, StopAnswered, nil)
 		}
 		calls := r.calls(msg)
@@ -89,9 +94,11 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 		repeat := r.guard.observe(calls)
 		switch {
 		case repeat >= a.opts.LoopStop:
+			r.endTurn()
 			step.Calls = r.refuse(ctx, iter, calls, tool.KindLoop, loopStopContent)
 			return r.finish(ctx, StopLoopDetected, ErrLoopDetected)
 		case repeat > a.opts.LoopLimit:
+			r.endTurn()
 			step.Calls = r.refuse(ctx, iter, calls, tool.KindLoop, loopContent(repeat-1))
 			if err := r.persist(ctx); err != nil {
 				return r.finish(ctx, StopMemoryError, err)
@@ -99,7 +106,9 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 			continue
 		}
 		step.Calls = r.execute(ctx, iter, calls)
+		r.endTurn()
 		r.appendResults(step.Calls)
+		r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
 		if err := r.persist(ctx); err != nil {
 			return r.finish(ctx, StopMemoryError, err)
 		}
@@ -174,6 +183,9 @@ func (r *run) emit(ctx context.Context, e Event) {
 	if f := r.a.opts.OnEvent; f != nil {
 		f(ctx, e)
 	}
+	if r.sink != nil {
+		r.sink(e)
+	}
 }
 
 // request builds the request of one iteration.
@@ -221,7 +233,13 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 	}
 	r.res.Iterations = iter
 	start := time.Now()
-	resp, err := r.a.model.CreateChatCompletion(ctx, req)
+	var resp openai.ChatCompletionResponse
+	var err error
+	if r.streamer != nil {
+		resp, err = r.callStream(ctx, iter, req)
+	} else {
+		resp, err = r.a.model.CreateChatCompletion(ctx, req)
+	}
 	dur := time.Since(start)
 	if err == nil && len(resp.Choices) == 0 {
 		err = ErrNoChoices
@@ -266,13 +284,17 @@ func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCom
 	for i, c := range m.ToolCalls {
 		c.Type = openai.ToolTypeFunction
 		c.Index = nil
-		if _, dup := r.ids[c.ID]; c.ID == "" || dup {
+		if id, ok := r.turn.id(i); ok {
+			c.ID = id
+		} else if _, dup := r.ids[c.ID]; c.ID == "" || dup {
 			c.ID = "call_" + strconv.Itoa(iter) + "_" + strconv.Itoa(i)
 			for _, taken := r.ids[c.ID]; taken; _, taken = r.ids[c.ID] {
 				c.ID += "x"
 			}
+			r.ids[c.ID] = struct{}{}
+		} else {
+			r.ids[c.ID] = struct{}{}
 		}
-		r.ids[c.ID] = struct{}{}
 		if !json.Valid([]byte(c.Function.Arguments)) {
 			if obj, _, err := tool.DecodeArguments(c.Function.Arguments, 0); err == nil {
 				c.Function.Arguments = string(obj)

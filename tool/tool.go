@@ -187,19 +187,29 @@ func build(name, description string, schema json.RawMessage, o Options) (*Tool, 
 	if len(schema) == 0 {
 		return nil, fmt.Errorf("tool %q: empty schema", name)
 	}
+	// The validator is compiled from the schema before the strict rewrite: it accepts null
+	// for optional properties, as strict mode sends them, and also their absence, as
+	// providers that ignore "strict" send them. Lenient in, strict after.
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, schema); err != nil {
+		return nil, fmt.Errorf("tool %q: schema is not JSON: %w", name, err)
+	}
+	v, err := compileValidator(compact.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", name, err)
+	}
+	schema = compact.Bytes()
 	if o.Strict {
 		s, err := strictSchema(schema)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: strict mode: %w", name, err)
 		}
-		schema = s
+		compact.Reset()
+		if err := json.Compact(&compact, s); err != nil {
+			return nil, fmt.Errorf("tool %q: strict schema: %w", name, err)
+		}
+		schema = compact.Bytes()
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, schema); err != nil {
-		return nil, fmt.Errorf("tool %q: schema is not JSON: %w", name, err)
-	}
-	schema = compact.Bytes()
-	v, err := compileValidator(schema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", name, err)
 	}

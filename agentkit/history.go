@@ -1,0 +1,628 @@
+package agentkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// The contents RepairHistory gives the tool messages it writes.
+const (
+	// NotExecutedContent answers a tool call that has no tool message: the run stopped
+	// (cancellation, a fatal error, a trimmed history) before the call ran.
+	NotExecutedContent = "not executed: the run stopped before this call ran"
+	// EmptyToolContent replaces the empty content of a tool message: go-openai omits an
+	// empty content field and providers reject a tool message without one.
+	EmptyToolContent = "(empty result)"
+)
+
+// HistoryProblem is one way a history breaks the rules of [ValidateHistory].
+type HistoryProblem struct {
+	// Index is the position in the history of the message at fault.
+	Index int
+	// CallID is the tool call id concerned, or "" when the problem concerns no call or the
+	// id itself is missing.
+	CallID string
+	// Reason says what is wrong, as a sentence.
+	Reason string
+}
+
+// String renders p as "message 3, call "call_1": reason".
+func (p HistoryProblem) String() string {
+	if p.CallID != "" {
+		return fmt.Sprintf("message %d, call %q: %s", p.Index, p.CallID, p.Reason)
+	}
+	return fmt.Sprintf("message %d: %s", p.Index, p.Reason)
+}
+
+// HistoryError lists the problems [ValidateHistory] found, in the order of the messages;
+// one returned by ValidateHistory holds at least one.
+type HistoryError struct {
+	Problems []HistoryProblem
+}
+
+// maxRenderedProblems bounds HistoryError.Error: a broken history of thousands of messages
+// must not produce a log line of megabytes.
+const maxRenderedProblems = 20
+
+// Error renders every problem, one per line, at most 20 followed by "and N more".
+func (e *HistoryError) Error() string {
+	var b strings.Builder
+	if len(e.Problems) == 1 {
+		b.WriteString("agentkit: history has 1 problem: ")
+		b.WriteString(e.Problems[0].String())
+		return b.String()
+	}
+	fmt.Fprintf(&b, "agentkit: history has %d problems:", len(e.Problems))
+	for i, p := range e.Problems {
+		if i == maxRenderedProblems {
+			fmt.Fprintf(&b, "\nand %d more", len(e.Problems)-i)
+			break
+		}
+		b.WriteString("\n")
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// ValidateHistory reports whether msgs is a history that OpenAI-compatible providers accept
+// for tool calling. It returns nil for a valid history, otherwise a *HistoryError listing
+// every problem found, in the order of the messages. The rules are the strictest of the
+// providers' (OpenAI itself accepts arguments that are not JSON; Qwen does not), so that a
+// history stays valid when BaseURL changes:
+//
+//  1. Roles are system, developer, user, assistant and tool. Any other role is a problem,
+//     including the legacy "function" role; so is the legacy FunctionCall field. (Some
+//     compatible servers want system instead of developer: that is the caller's choice.)
+//  2. A system, developer or user message has content: a non-empty Content, or a
+//     MultiContent part with text or an image URL (go-openai omits an empty content field,
+//     which providers reject).
+//  3. An assistant message has content (Content, MultiContent or Refusal) or tool calls, or
+//     both. Reasoning content alone does not count.
+//  4. Every tool call of an assistant message has a non-empty ID that no other call in the
+//     history uses (a reused id makes its results ambiguous), Type "function", a function
+//     name, and Arguments that are a JSON object ("" is not: some providers reject it, and
+//     Qwen rejects any replayed arguments that are not JSON).
+//  5. An assistant message with tool calls is followed immediately by a contiguous block of
+//     tool messages, before any other message, that answers each of its call ids exactly
+//     once, in any order. A call answered nowhere, or only after another message, is a
+//     problem; so is a second answer to the same call.
+//  6. A tool message belongs to the block of the assistant message just before it: one
+//     whose ToolCallID is empty or names no call of that assistant message is a problem.
+//  7. A tool message has content: a non-empty Content or a non-empty text part.
+//  8. Only assistant messages carry ToolCalls, only tool messages carry ToolCallID, no
+//     message sets both Content and MultiContent (go-openai refuses to send it), and no
+//     MultiContent part is empty: a text part has text, an image_url part a URL (go-openai
+//     omits them when empty, and providers reject the part).
+//
+// ValidateHistory allocates nothing for a valid history of up to 128 tool calls; it runs
+// before every model request.
+func ValidateHistory(msgs []openai.ChatCompletionMessage) error {
+	var v validator
+	calls := 0
+	for i := range msgs {
+		if msgs[i].Role == openai.ChatMessageRoleAssistant {
+			calls += len(msgs[i].ToolCalls)
+		}
+	}
+	// The id set lives on the stack unless the history has more than 128 calls. It is a
+	// separate variable, not a field of v, for escape analysis to see that.
+	var idBuf [256]string
+	var msgBuf [256]int
+	size := 16
+	for size < 2*calls {
+		size <<= 1
+	}
+	ids := idSet{seed: maphash.MakeSeed()}
+	if size <= len(idBuf) {
+		ids.ids, ids.msgs = idBuf[:size], msgBuf[:size]
+	} else {
+		ids.ids, ids.msgs = make([]string, size), make([]int, size)
+	}
+
+	owner := -1 // the assistant message whose tool block we are in, or -1
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Role {
+		case openai.ChatMessageRoleSystem, openai.ChatMessageRoleDeveloper, openai.ChatMessageRoleUser:
+			owner = -1
+			v.common(i, m)
+			if !hasContent(m) {
+				v.add(i, "", m.Role+" message has no content")
+			}
+		case openai.ChatMessageRoleAssistant:
+			owner = -1
+			v.common(i, m)
+			if len(m.ToolCalls) == 0 {
+				if !assistantHasContent(m) {
+					v.add(i, "", "assistant message has neither content nor tool calls")
+				}
+				continue
+			}
+			owner = i
+			v.calls(msgs, i, &ids)
+		case openai.ChatMessageRoleTool:
+			v.common(i, m)
+			v.answer(msgs, owner, i)
+		case openai.ChatMessageRoleFunction:
+			owner = -1
+			v.add(i, "", `role "function" is legacy function calling, which is not supported: use tool calls and tool messages`)
+		default:
+			owner = -1
+			v.add(i, "", fmt.Sprintf("role %q is not one of system, developer, user, assistant, tool", m.Role))
+		}
+	}
+	if len(v.problems) == 0 {
+		return nil
+	}
+	return &HistoryError{Problems: v.problems}
+}
+
+type validator struct {
+	problems []HistoryProblem
+}
+
+func (v *validator) add(i int, id, reason string) {
+	v.problems = append(v.problems, HistoryProblem{Index: i, CallID: id, Reason: reason})
+}
+
+// common checks the rules every message obeys, whatever its role (rules 1 and 8).
+func (v *validator) common(i int, m *openai.ChatCompletionMessage) {
+	if contentConflict(m) {
+		v.add(i, "", "message sets both Content and MultiContent, which go-openai refuses to send")
+	}
+	if emptyPart(m.MultiContent) >= 0 {
+		v.add(i, "", "message has an empty MultiContent part, which go-openai sends without its text or URL")
+	}
+	if m.FunctionCall != nil {
+		v.add(i, "", "message uses the legacy function_call field, which is not supported: use tool calls")
+	}
+	if m.Role != openai.ChatMessageRoleAssistant && len(m.ToolCalls) > 0 {
+		v.add(i, "", m.Role+" message carries tool calls; only assistant messages may")
+	}
+	if m.Role != openai.ChatMessageRoleTool && m.ToolCallID != "" {
+		v.add(i, m.ToolCallID, m.Role+" message carries a tool_call_id; only tool messages may")
+	}
+}
+
+// calls checks the tool calls of the assistant message msgs[i] and that its tool block
+// answers every one of them (rules 4 and 5).
+func (v *validator) calls(msgs []openai.ChatCompletionMessage, i int, ids *idSet) {
+	calls := msgs[i].ToolCalls
+	for c := range calls {
+		call := &calls[c]
+		if call.ID == "" {
+			v.add(i, "", fmt.Sprintf("tool call %d (%s) has no id", c, call.Function.Name))
+		} else if first, ok := ids.add(call.ID, i); !ok {
+			if first == i {
+				v.add(i, call.ID, "tool call id is used twice in this message")
+			} else {
+				v.add(i, call.ID, fmt.Sprintf("tool call id is already used by a call in message %d", first))
+			}
+		}
+		if call.Type != openai.ToolTypeFunction {
+			v.add(i, call.ID, fmt.Sprintf(`tool call has type %q; want "function"`, call.Type))
+		}
+		if call.Function.Name == "" {
+			v.add(i, call.ID, "tool call has no function name")
+		}
+		if call.Function.Arguments == "" {
+			v.add(i, call.ID, `tool call arguments are empty; some providers reject them (want a JSON object such as "{}")`)
+		} else if !validArguments(call.Function.Arguments) {
+			v.add(i, call.ID, "tool call arguments are not a JSON object; providers such as Qwen reject replaying them")
+		}
+	}
+	end := i + 1
+	for end < len(msgs) && msgs[end].Role == openai.ChatMessageRoleTool {
+		end++
+	}
+	for c := range calls {
+		id := calls[c].ID
+		if id == "" || callIndex(calls[:c], id) >= 0 {
+			continue // reported above
+		}
+		answered := false
+		for k := i + 1; k < end && !answered; k++ {
+			answered = msgs[k].ToolCallID == id
+		}
+		if !answered {
+			v.add(i, id, "tool call is not answered by a tool message directly after its assistant message")
+		}
+	}
+}
+
+// answer checks the tool message msgs[i] of the block of the assistant message
+// msgs[owner], or an orphan when owner is -1 (rules 5, 6 and 7).
+func (v *validator) answer(msgs []openai.ChatCompletionMessage, owner, i int) {
+	id := msgs[i].ToolCallID
+	switch {
+	case owner < 0:
+		v.add(i, id, "tool message does not follow an assistant message with tool calls")
+		return
+	case id == "":
+		v.add(i, "", "tool message has no tool_call_id")
+		return
+	case callIndex(msgs[owner].ToolCalls, id) < 0:
+		v.add(i, id, fmt.Sprintf("tool message answers no call of the assistant message %d before it", owner))
+		return
+	}
+	for k := owner + 1; k < i; k++ {
+		if msgs[k].ToolCallID == id {
+			v.add(i, id, fmt.Sprintf("tool message answers a call already answered by message %d", k))
+			return
+		}
+	}
+	if !toolHasText(&msgs[i]) {
+		v.add(i, id, "tool message has empty content")
+	}
+}
+
+// idSet is a set of tool call ids remembering the message of each: open addressing over
+// arrays the caller provides, so that ValidateHistory can keep them on its stack.
+type idSet struct {
+	seed maphash.Seed
+	ids  []string // "" marks a free slot; len is a power of two, at least twice the ids added
+	msgs []int
+}
+
+// add adds id, first seen in message msg. If id is already there it reports false and the
+// message where it was first seen.
+func (s *idSet) add(id string, msg int) (first int, ok bool) {
+	mask := uint64(len(s.ids) - 1)
+	for h := maphash.String(s.seed, id) & mask; ; h = (h + 1) & mask {
+		switch s.ids[h] {
+		case "":
+			s.ids[h], s.msgs[h] = id, msg
+			return msg, true
+		case id:
+			return s.msgs[h], false
+		}
+	}
+}
+
+func callIndex(calls []openai.ToolCall, id string) int {
+	for c := range calls {
+		if calls[c].ID == id {
+			return c
+		}
+	}
+	return -1
+}
+
+// validArguments reports whether s is a JSON object, as tool call arguments must be.
+func validArguments(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	// []byte(s) does not copy: the compiler sees that json.Valid neither keeps nor
+	// modifies it.
+	return i < len(s) && s[i] == '{' && json.Valid([]byte(s[i:]))
+}
+
+// emptyPart returns the index of the first part without its text or image URL, or -1.
+func emptyPart(parts []openai.ChatMessagePart) int {
+	for k := range parts {
+		if partEmpty(&parts[k]) {
+			return k
+		}
+	}
+	return -1
+}
+
+func partEmpty(p *openai.ChatMessagePart) bool {
+	switch p.Type {
+	case openai.ChatMessagePartTypeText:
+		return p.Text == ""
+	case openai.ChatMessagePartTypeImageURL:
+		return p.ImageURL == nil || p.ImageURL.URL == ""
+	}
+	return false
+}
+
+func contentConflict(m *openai.ChatCompletionMessage) bool {
+	return m.Content != "" && m.MultiContent != nil
+}
+
+// hasContent reports whether m has content a provider accepts in a system, developer or
+// user message.
+func hasContent(m *openai.ChatCompletionMessage) bool {
+	if m.Content != "" {
+		return true
+	}
+	for _, p := range m.MultiContent {
+		if p.Type == openai.ChatMessagePartTypeText && p.Text != "" ||
+			p.Type == openai.ChatMessagePartTypeImageURL && p.ImageURL != nil && p.ImageURL.URL != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func assistantHasContent(m *openai.ChatCompletionMessage) bool {
+	return m.Refusal != "" || hasContent(m)
+}
+
+// toolHasText reports whether the tool message m has content: tool messages take text only.
+func toolHasText(m *openai.ChatCompletionMessage) bool {
+	if m.Content != "" {
+		return true
+	}
+	for _, p := range m.MultiContent {
+		if p.Type == openai.ChatMessagePartTypeText && p.Text != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// RepairHistory returns a copy of msgs that passes [ValidateHistory], and one line per
+// change it made, for logs. Message indexes in those lines are positions in msgs.
+//
+// It drops what cannot be mended and completes what is missing:
+//
+//   - Messages with an unknown or legacy "function" role, and system, developer, user or
+//     assistant messages without content (an assistant message keeps its valid tool
+//     calls), are dropped.
+//   - The legacy FunctionCall field is removed; ToolCalls outside assistant messages and
+//     ToolCallID outside tool messages are cleared; empty MultiContent parts are removed; a
+//     Content set alongside MultiContent is moved into MultiContent as its first text part.
+//   - A tool call without a function name is dropped, with its answer. A call whose type is
+//     not "function" gets that type; arguments that are empty or not a JSON object become
+//     "{}" (the original is lost, the log line says so). A call without an id, or with an
+//     id an earlier call already uses, gets a new id "call_repaired_<message>_<call>".
+//   - A tool block is the run of tool messages directly after an assistant message with
+//     tool calls. Each of its messages answers the first not yet answered call whose
+//     original id equals its ToolCallID (so an answer follows its call when the call's id
+//     is replaced, and answers without an id pair up with calls without an id, in order);
+//     a second answer to a call, and a tool message matching no call, are dropped. Answers
+//     outside the block are orphans and are dropped too: the call they meant gets the
+//     placeholder below. Tool messages that follow no assistant message with tool calls
+//     are dropped.
+//   - The block is rewritten in the calls' emission order, with a tool message of
+//     content [NotExecutedContent] for each call without an answer; an answer without
+//     content gets [EmptyToolContent].
+//
+// RepairHistory is deterministic and idempotent: repairing its result changes nothing and
+// reports no change. A valid history comes back equal, except that tool blocks are put in
+// emission order. msgs is never modified; the result may share with it the slices
+// (ToolCalls, MultiContent) of messages it did not change, so copy before modifying those.
+func RepairHistory(msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, []string) {
+	r := repairer{
+		out:   make([]openai.ChatCompletionMessage, 0, len(msgs)),
+		seen:  make(map[string]bool),
+		taken: make(map[string]bool),
+	}
+	for i := range msgs {
+		if msgs[i].Role == openai.ChatMessageRoleAssistant {
+			for _, c := range msgs[i].ToolCalls {
+				r.taken[c.ID] = true
+			}
+		}
+	}
+	for i := 0; i < len(msgs); {
+		m := msgs[i]
+		switch m.Role {
+		case openai.ChatMessageRoleSystem, openai.ChatMessageRoleDeveloper, openai.ChatMessageRoleUser:
+			r.common(i, &m)
+			if hasContent(&m) {
+				r.out = append(r.out, m)
+			} else {
+				r.fix(i, "", "dropped the %s message: it has no content", m.Role)
+			}
+		case openai.ChatMessageRoleAssistant:
+			r.common(i, &m)
+			end := i + 1
+			for end < len(msgs) && msgs[end].Role == openai.ChatMessageRoleTool {
+				end++
+			}
+			if len(m.ToolCalls) > 0 {
+				r.turn(i, m, msgs[i+1:end])
+				i = end
+				continue
+			}
+			if assistantHasContent(&m) {
+				r.out = append(r.out, m)
+			} else {
+				r.fix(i, "", "dropped the assistant message: it has neither content nor tool calls")
+			}
+		case openai.ChatMessageRoleTool:
+			r.fix(i, m.ToolCallID, "dropped the tool message: it does not follow an assistant message with tool calls")
+		default:
+			r.fix(i, "", "dropped the message: role %q is not supported", m.Role)
+		}
+		i++
+	}
+	return r.out, r.fixes
+}
+
+type repairer struct {
+	out   []openai.ChatCompletionMessage
+	fixes []string
+	seen  map[string]bool // ids of the calls kept so far
+	taken map[string]bool // every call id of the input, and every id given
+}
+
+func (r *repairer) fix(i int, id, format string, args ...any) {
+	p := HistoryProblem{Index: i, CallID: id, Reason: fmt.Sprintf(format, args...)}
+	r.fixes = append(r.fixes, p.String())
+}
+
+// common mends, in the copy m of message i, what every role shares (rules 1 and 8).
+func (r *repairer) common(i int, m *openai.ChatCompletionMessage) {
+	if k := emptyPart(m.MultiContent); k >= 0 {
+		r.fix(i, "", "removed the empty parts of MultiContent")
+		parts := append([]openai.ChatMessagePart{}, m.MultiContent[:k]...)
+		for _, p := range m.MultiContent[k+1:] {
+			if !partEmpty(&p) {
+				parts = append(parts, p)
+			}
+		}
+		m.MultiContent = parts
+		if len(parts) == 0 {
+			m.MultiContent = nil
+		}
+	}
+	if contentConflict(m) {
+		if len(m.MultiContent) == 0 {
+			r.fix(i, "", "removed an empty MultiContent set alongside Content")
+			m.MultiContent = nil
+		} else {
+			r.fix(i, "", "moved Content into MultiContent: go-openai refuses to send both")
+			parts := make([]openai.ChatMessagePart, 0, len(m.MultiContent)+1)
+			parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
+			m.MultiContent = append(parts, m.MultiContent...)
+			m.Content = ""
+		}
+	}
+	if m.FunctionCall != nil {
+		r.fix(i, "", "removed the legacy function_call")
+		m.FunctionCall = nil
+	}
+	if m.Role != openai.ChatMessageRoleAssistant && len(m.ToolCalls) > 0 {
+		r.fix(i, "", "removed the tool calls of a %s message", m.Role)
+		m.ToolCalls = nil
+	}
+	if m.Role != openai.ChatMessageRoleTool && m.ToolCallID != "" {
+		r.fix(i, m.ToolCallID, "removed the tool_call_id of a %s message", m.Role)
+		m.ToolCallID = ""
+	}
+}
+
+// turnCall is a call of the assistant message being repaired.
+type turnCall struct {
+	orig    string // the id in the input, which its answers carry
+	keep    bool   // false: dropped with its answer
+	answer  int    // index in the block of its answer, or -1
+	newCall int    // index in the repaired ToolCalls
+}
+
+// turn repairs the assistant message a = msgs[i], which has tool calls, and its block.
+func (r *repairer) turn(i int, a openai.ChatCompletionMessage, block []openai.ChatCompletionMessage) {
+	calls := make([]openai.ToolCall, 0, len(a.ToolCalls))
+	tcs := make([]turnCall, len(a.ToolCalls))
+	changed := false
+	for c, call := range a.ToolCalls {
+		tcs[c] = turnCall{orig: call.ID, answer: -1, newCall: -1}
+		if call.Function.Name == "" {
+			r.fix(i, call.ID, "dropped tool call %d: it has no function name", c)
+			changed = true
+			continue
+		}
+		if call.Type != openai.ToolTypeFunction {
+			r.fix(i, call.ID, `set the type %q of tool call %d to "function"`, call.Type, c)
+			call.Type = openai.ToolTypeFunction
+			changed = true
+		}
+		if call.Function.Arguments == "" {
+			r.fix(i, call.ID, `set the empty arguments of tool call %d to "{}"`, c)
+			call.Function.Arguments = "{}"
+			changed = true
+		} else if !validArguments(call.Function.Arguments) {
+			r.fix(i, call.ID, `replaced the arguments of tool call %d, which were not a JSON object (%d bytes), with "{}"`, c, len(call.Function.Arguments))
+			call.Function.Arguments = "{}"
+			changed = true
+		}
+		if call.ID == "" || r.seen[call.ID] {
+			id := r.newID(i, c)
+			if call.ID == "" {
+				r.fix(i, "", "gave tool call %d, which had no id, the id %q", c, id)
+			} else {
+				r.fix(i, call.ID, "gave tool call %d, whose id an earlier call uses, the id %q", c, id)
+			}
+			call.ID = id
+			changed = true
+		}
+		r.seen[call.ID] = true
+		tcs[c].keep, tcs[c].newCall = true, len(calls)
+		calls = append(calls, call)
+	}
+
+	for k := range block {
+		t := &block[k]
+		found, matched := -1, false
+		for c := range tcs {
+			if tcs[c].orig == t.ToolCallID {
+				matched = true
+				if tcs[c].answer < 0 {
+					found = c
+					break
+				}
+			}
+		}
+		switch {
+		case found >= 0:
+			tcs[found].answer = k
+			if !tcs[found].keep {
+				r.fix(i+1+k, t.ToolCallID, "dropped the tool message: its call was dropped")
+			}
+		case matched:
+			r.fix(i+1+k, t.ToolCallID, "dropped the tool message: it answers a call already answered")
+		default:
+			r.fix(i+1+k, t.ToolCallID, "dropped the tool message: it answers no call of message %d", i)
+		}
+	}
+
+	if changed {
+		a.ToolCalls = calls
+	}
+	if len(calls) == 0 {
+		a.ToolCalls = nil
+		if !assistantHasContent(&a) {
+			r.fix(i, "", "dropped the assistant message: it has neither content nor valid tool calls")
+			return
+		}
+	}
+	r.out = append(r.out, a)
+
+	last, reordered := -1, false
+	for c := range tcs {
+		tc := &tcs[c]
+		if !tc.keep {
+			continue
+		}
+		id := calls[tc.newCall].ID
+		if tc.answer < 0 {
+			r.fix(i, id, "added a tool message %q: the call had no answer", NotExecutedContent)
+			r.out = append(r.out, openai.ChatCompletionMessage{
+				Role:       openai.ChatMessageRoleTool,
+				Content:    NotExecutedContent,
+				ToolCallID: id,
+			})
+			continue
+		}
+		if tc.answer < last {
+			reordered = true
+		}
+		last = tc.answer
+		k := i + 1 + tc.answer
+		t := block[tc.answer]
+		r.common(k, &t)
+		if t.ToolCallID != id {
+			r.fix(k, t.ToolCallID, "set the tool_call_id to %q, the new id of its call", id)
+			t.ToolCallID = id
+		}
+		if !toolHasText(&t) {
+			r.fix(k, id, "set the empty content of the tool message to %q", EmptyToolContent)
+			t.Content, t.MultiContent = EmptyToolContent, nil
+		}
+		r.out = append(r.out, t)
+	}
+	if reordered {
+		r.fix(i, "", "put the tool messages after the message in the order of its calls")
+	}
+}
+
+// newID returns an id for call c of message i that no call of the history uses.
+func (r *repairer) newID(i, c int) string {
+	base := fmt.Sprintf("call_repaired_%d_%d", i, c)
+	id := base
+	for n := 2; r.taken[id]; n++ {
+		id = fmt.Sprintf("%s_%d", base, n)
+	}
+	r.taken[id] = true
+	return id
+}
