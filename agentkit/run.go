@@ -65,9 +65,9 @@ type run struct {
 	res       *Result
 	ids       map[string]struct{} // tool call ids in the history, to keep them unique
 	guard     loopGuard
-	session   string // RunSession's session
-	sessioned bool   // messages are persisted to Options.Memory
-	persisted int    // Messages[:persisted] are stored (when sessioned)
+	session   string         // RunSession's session
+	sessioned bool           // messages are persisted to Options.Memory
+	persisted int            // Messages[:persisted] are stored (when sessioned)
 	sink      func(Event)    // a streaming run's event channel
 	streamer  StreamingModel // set when the run streams
 	turn      *turnState     // calls of the current turn started while streaming

@@ -87,7 +87,9 @@ func TestHandleOutcomes(t *testing.T) {
 		{name: "repaired fence", fn: func(ctx context.Context, in weatherIn) (any, error) { return in.City, nil },
 			args: "```json\n{\"city\": \"北京\",}\n```", wantContent: "北京", wantRepair: true},
 		{name: "deadline is a timeout", fn: func(ctx context.Context, in weatherIn) (any, error) { <-ctx.Done(); return nil, ctx.Err() },
-			args: `{"city":"北京"}`, ctx: func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), time.Millisecond) },
+			args: `{"city":"北京"}`, ctx: func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), time.Millisecond)
+			},
 			wantKind: tool.KindTimeout, wantContent: "timed out"},
 		{name: "fatal kept", fn: func(ctx context.Context, in weatherIn) (any, error) { return nil, tool.Fatalf("quota exhausted") },
 			args: `{"city":"北京"}`, wantKind: tool.KindToolError, wantContent: "quota exhausted"},
