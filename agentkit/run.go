@@ -253,6 +253,10 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 	}
 	choice := resp.Choices[0]
 	msg := choice.Message
+	if r.sink != nil && r.streamer == nil && msg.Content != "" {
+		// A streaming run on a model that cannot stream: the content in one delta.
+		r.emit(ctx, Event{Kind: EventTextDelta, Iteration: iter, Text: msg.Content})
+	}
 	r.res.Steps = append(r.res.Steps, Step{Iteration: iter, Message: msg, FinishReason: choice.FinishReason, Usage: resp.Usage, Duration: dur})
 	r.res.Usage.PromptTokens += resp.Usage.PromptTokens
 	r.res.Usage.CompletionTokens += resp.Usage.CompletionTokens

@@ -1,0 +1,236 @@
+package agentkit_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"go.uber.org/goleak"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/tool"
+)
+
+// chunkStream plays chunks, sleeping gap before each; err (or io.EOF) ends it.
+type chunkStream struct {
+	ctx    context.Context
+	chunks []openai.ChatCompletionStreamResponse
+	gap    time.Duration
+	err    error
+	ended  *atomic.Int64 // unix nanos when the stream was exhausted
+}
+
+func (s *chunkStream) Recv() (openai.ChatCompletionStreamResponse, error) {
+	if len(s.chunks) == 0 {
+		if s.ended != nil {
+			s.ended.Store(time.Now().UnixNano())
+		}
+		if s.err != nil {
+			return openai.ChatCompletionStreamResponse{}, s.err
+		}
+		return openai.ChatCompletionStreamResponse{}, io.EOF
+	}
+	select {
+	case <-time.After(s.gap):
+	case <-s.ctx.Done():
+		return openai.ChatCompletionStreamResponse{}, s.ctx.Err()
+	}
+	c := s.chunks[0]
+	s.chunks = s.chunks[1:]
+	return c, nil
+}
+
+func (s *chunkStream) Close() error { return nil }
+
+// streamModel answers each request with the next scripted stream.
+type streamModel struct {
+	streams [][]openai.ChatCompletionStreamResponse
+	gap     time.Duration
+	errs    []error
+	n       atomic.Int32
+	ended   atomic.Int64
+}
+
+func (m *streamModel) CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	return openai.ChatCompletionResponse{}, errors.New("not streaming")
+}
+
+func (m *streamModel) CreateChatCompletionStream(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
+	if err := agentkit.ValidateHistory(req.Messages); err != nil {
+		return nil, err
+	}
+	i := int(m.n.Add(1)) - 1
+	var err error
+	if i < len(m.errs) {
+		err = m.errs[i]
+	}
+	return &chunkStream{ctx: ctx, chunks: m.streams[i], gap: m.gap, err: err, ended: &m.ended}, nil
+}
+
+func textChunks(parts ...string) []openai.ChatCompletionStreamResponse {
+	var out []openai.ChatCompletionStreamResponse
+	for _, p := range parts {
+		out = append(out, openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: openai.ChatCompletionStreamChoiceDelta{Content: p}}}})
+	}
+	out = append(out, openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{FinishReason: "stop"}}})
+	return out
+}
+
+func callChunk(index int, id, name, args string) openai.ChatCompletionStreamResponse {
+	return openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: openai.ChatCompletionStreamChoiceDelta{
+		ToolCalls: []openai.ToolCall{{Index: &index, ID: id, Type: "function", Function: openai.FunctionCall{Name: name, Arguments: args}}},
+	}}}}
+}
+
+func finishChunk(reason openai.FinishReason) openai.ChatCompletionStreamResponse {
+	return openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{FinishReason: reason}}}
+}
+
+func TestRunStreamEvents(t *testing.T) {
+	m := &streamModel{streams: [][]openai.ChatCompletionStreamResponse{
+		{callChunk(0, "c1", "get_weather", `{"ci`), callChunk(0, "", "", `ty":"北京"}`), finishChunk("tool_calls")},
+		textChunks("北京", "今天", "晴。"),
+	}}
+	a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{weatherTool()}})
+	s := a.RunStream(context.Background(), "北京天气？")
+	var kinds []string
+	var text strings.Builder
+	for e := range s.Events() {
+		switch e.Kind {
+		case agentkit.EventTextDelta:
+			text.WriteString(e.Text)
+		case agentkit.EventToolCallStart, agentkit.EventToolCallReady, agentkit.EventToolStart, agentkit.EventToolEnd, agentkit.EventStepEnd, agentkit.EventAnswer, agentkit.EventRunEnd:
+			kinds = append(kinds, string(e.Kind))
+		}
+	}
+	res, err := s.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text.String() != "北京今天晴。" || res.Output != "北京今天晴。" {
+		t.Errorf("text = %q, output = %q", text.String(), res.Output)
+	}
+	want := "tool_call_start tool_call_ready tool_start tool_end step_end answer run_end"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("events = %q\nwant     %q", got, want)
+	}
+	if got := res.Messages[1].ToolCalls[0].Function.Arguments; got != `{"city":"北京"}` {
+		t.Errorf("assembled arguments = %q", got)
+	}
+}
+
+// With early start the first call runs while the model is still streaming the second.
+func TestRunStreamEarlyStart(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		noEarly   bool
+		wantEarly bool
+	}{{"early", false, true}, {"no early start", true, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var startedAt atomic.Int64
+			probe := tool.New("probe", "records when it starts", func(ctx context.Context, in struct {
+				N int `json:"n"`
+			}) (string, error) {
+				if in.N == 1 {
+					startedAt.Store(time.Now().UnixNano())
+				}
+				return "ok", nil
+			})
+			m := &streamModel{gap: 5 * time.Millisecond, streams: [][]openai.ChatCompletionStreamResponse{
+				{callChunk(0, "a", "probe", `{"n":1}`), callChunk(1, "b", "probe", `{"n":`), callChunk(1, "", "", `2}`),
+					{}, {}, {}, {}, finishChunk("tool_calls")},
+				textChunks("done"),
+			}}
+			a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{probe}, NoEarlyStart: tc.noEarly})
+			res, err := a.RunStream(context.Background(), "go").Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// m.ended is overwritten by the second stream; the first ended before any second-stream chunk.
+			early := startedAt.Load() < m.ended.Load()-int64(20*time.Millisecond)
+			if early != tc.wantEarly {
+				t.Errorf("tool started early = %v, want %v", early, tc.wantEarly)
+			}
+			tm := res.Messages[2:4]
+			if tm[0].ToolCallID != "a" || tm[1].ToolCallID != "b" {
+				t.Errorf("results out of order: %+v", tm)
+			}
+		})
+	}
+}
+
+// A stream cut after a complete call: error with the partial text, no call recorded or run
+// to completion, transcript valid.
+func TestRunStreamTruncated(t *testing.T) {
+	var ran atomic.Int32
+	slow := tool.New("slow", "slow", func(ctx context.Context, in struct{}) (string, error) {
+		select {
+		case <-time.After(time.Second):
+			ran.Add(1)
+		case <-ctx.Done():
+		}
+		return "x", nil
+	})
+	m := &streamModel{
+		streams: [][]openai.ChatCompletionStreamResponse{{
+			{Choices: []openai.ChatCompletionStreamChoice{{Delta: openai.ChatCompletionStreamChoiceDelta{Content: "let me check"}}}},
+			callChunk(0, "a", "slow", `{}`), callChunk(1, "b", "slow", `{`),
+		}},
+		errs: []error{agentkit.ErrStreamTruncated},
+	}
+	a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{slow}})
+	res, err := a.RunStream(context.Background(), "go").Result()
+	var se *agentkit.StreamError
+	if !errors.As(err, &se) || se.Partial != "let me check" || se.LostCalls != 2 {
+		t.Fatalf("err = %v", err)
+	}
+	if res.Stop != agentkit.StopModelError || len(res.Messages) != 1 {
+		t.Errorf("stop %q, %d messages", res.Stop, len(res.Messages))
+	}
+	time.Sleep(20 * time.Millisecond)
+	if ran.Load() != 0 {
+		t.Errorf("a call of the broken message ran to completion")
+	}
+}
+
+func TestRunStreamStopEarlyCancels(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	m := &streamModel{gap: time.Millisecond, streams: [][]openai.ChatCompletionStreamResponse{textChunks(strings.Split(strings.Repeat("x", 200), "")...)}}
+	a := agentkit.New(m, nil)
+	s := a.RunStream(context.Background(), "go")
+	n := 0
+	for e := range s.Events() {
+		if e.Kind == agentkit.EventTextDelta {
+			n++
+			if n == 3 {
+				break
+			}
+		}
+	}
+	res, err := s.Result()
+	if !errors.Is(err, context.Canceled) || res.Stop != agentkit.StopCanceled {
+		t.Fatalf("err = %v, stop = %q", err, res.Stop)
+	}
+}
+
+// A model that cannot stream still works in a streaming run: one text delta with the answer.
+func TestRunStreamFallback(t *testing.T) {
+	model := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: "assistant", Content: "whole"}}}}, nil
+	})
+	s := agentkit.New(model, nil).RunStream(context.Background(), "go")
+	var text string
+	for e := range s.Events() {
+		if e.Kind == agentkit.EventTextDelta {
+			text += e.Text
+		}
+	}
+	if res, err := s.Result(); err != nil || res.Output != "whole" || text != "whole" {
+		t.Errorf("output %q text %q err %v", res.Output, text, err)
+	}
+}
