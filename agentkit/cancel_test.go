@@ -24,7 +24,11 @@ func TestCancelMidToolLeavesNoGoroutine(t *testing.T) {
 		<-ctx.Done()
 		return "", ctx.Err()
 	})
-	fast := tool.New("fast", "returns at once", func(ctx context.Context, in struct{}) (string, error) { return "fast", nil })
+	fastDone := make(chan struct{})
+	fast := tool.New("fast", "returns at once", func(ctx context.Context, in struct{}) (string, error) {
+		defer close(fastDone)
+		return "fast", nil
+	})
 	m := agentkittest.New(t, agentkittest.ToolCalls(
 		agentkittest.Call("fast", `{}`),
 		agentkittest.Call("block", `{"n":1}`),
@@ -35,6 +39,8 @@ func TestCancelMidToolLeavesNoGoroutine(t *testing.T) {
 	go func() {
 		<-started
 		<-started
+		<-fastDone
+		time.Sleep(10 * time.Millisecond) // let the fast call's outcome reach the loop
 		cancel()
 	}()
 	begin := time.Now()

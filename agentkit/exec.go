@@ -73,7 +73,16 @@ func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRe
 			case o := <-out:
 				recs[o.i], done[o.i] = o.rec, true
 			case <-ctx.Done():
-				break wait
+				// Keep the results that are already in: select picks at random among
+				// ready cases, and a finished call must not be reported canceled.
+				for {
+					select {
+					case o := <-out:
+						recs[o.i], done[o.i] = o.rec, true
+					default:
+						break wait
+					}
+				}
 			}
 		}
 	}
