@@ -175,9 +175,7 @@ func (r *run) callStream(ctx context.Context, iter int, req openai.ChatCompletio
 				c := asm.Call(d.Call)
 				r.emit(ctx, Event{Kind: EventToolCallStart, Iteration: iter, Call: &tool.Call{ID: c.ID, Name: c.Function.Name}})
 			case DeltaToolCallDone:
-				c := asm.Call(d.Call)
-				call := r.early(ctx, iter, d.Call, c)
-				r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: iter, Call: &call})
+				r.early(ctx, iter, d.Call, asm.Call(d.Call))
 			}
 		}
 	}
@@ -203,9 +201,9 @@ func (r *run) callStream(ctx context.Context, iter int, req openai.ChatCompletio
 	return resp, nil
 }
 
-// early registers call i of the message being streamed, whose arguments are complete, and
-// starts it when early start applies. It returns the call as it will be recorded.
-func (r *run) early(ctx context.Context, iter, i int, c openai.ToolCall) tool.Call {
+// early registers call i of the message being streamed, whose arguments are complete,
+// reports it ready, and starts it when early start applies.
+func (r *run) early(ctx context.Context, iter, i int, c openai.ToolCall) {
 	if r.turn == nil {
 		tctx, cancel := context.WithCancel(ctx)
 		r.turn = &turnState{ctx: tctx, cancel: cancel, ids: map[int]string{}, pending: map[int]*pendingCall{},
@@ -221,8 +219,9 @@ func (r *run) early(ctx context.Context, iter, i int, c openai.ToolCall) tool.Ca
 	r.ids[id] = struct{}{}
 	r.turn.ids[i] = id
 	call := tool.Call{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
+	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: iter, Call: &call})
 	if r.a.opts.NoEarlyStart || (call.Tool != nil && call.Tool.Sequential()) || r.guard.repeated(call) {
-		return call
+		return
 	}
 	p := &pendingCall{done: make(chan struct{})}
 	r.turn.pending[i] = p
@@ -238,5 +237,4 @@ func (r *run) early(ctx context.Context, iter, i int, c openai.ToolCall) tool.Ca
 		p.rec = r.invoke(t.ctx, iter, call)
 		<-t.sem
 	}()
-	return call
 }
