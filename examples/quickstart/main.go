@@ -2,6 +2,7 @@
 // calculate, answering "北京天气怎么样？顺便帮我算一下 123.45 * 678".
 //
 //	go run ./examples/quickstart                      # offline, on a built-in scripted model
+//	go run ./examples/quickstart -stream              # print the answer as it is written
 //	OPENAI_API_KEY=sk-... go run ./examples/quickstart "上海和广州哪里更热？"
 //	OPENAI_BASE_URL=https://api.deepseek.com/v1 OPENAI_MODEL=deepseek-chat OPENAI_API_KEY=... go run ./examples/quickstart
 //
@@ -10,7 +11,7 @@
 // (default gpt-4o-mini). With neither OPENAI_API_KEY nor OPENAI_BASE_URL set it runs offline
 // and says so on stderr.
 //
-// The answer goes to stdout. -v prints every step and the full transcript to stderr. The exit
+// The answer goes to stdout (as it is written with -stream). -v prints every step and the full transcript to stderr. The exit
 // status is 0 with an answer, 1 with one line on stderr saying what went wrong.
 package main
 
@@ -45,8 +46,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	verbose := fs.Bool("v", false, "print each step and the transcript to stderr")
+	stream := fs.Bool("stream", false, "print the answer as the model writes it")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: quickstart [-v] [question]\n\nEnvironment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL (default gpt-4o-mini).\n")
+		fmt.Fprintf(stderr, "usage: quickstart [-v] [-stream] [question]\n\nEnvironment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL (default gpt-4o-mini).\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -74,7 +76,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	agent := agentkit.New(model, opts)
 
-	res, err := agent.Run(ctx, question)
+	var res *agentkit.Result
+	if *stream {
+		res, err = runStream(ctx, agent, question, stdout)
+	} else {
+		res, err = agent.Run(ctx, question)
+	}
 	if *verbose {
 		printSteps(stderr, res)
 	}
@@ -82,7 +89,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stderr, "quickstart:", describe(err, res))
 		return 1
 	}
-	fmt.Fprintln(stdout, res.Output)
+	if !*stream {
+		fmt.Fprintln(stdout, res.Output)
+	}
 	return 0
 }
 
@@ -100,7 +109,27 @@ func newModel(getenv func(string) string, question string, stderr io.Writer) (ag
 	if base != "" {
 		cfg.BaseURL = strings.TrimRight(base, "/")
 	}
-	return openai.NewClientWithConfig(cfg), name, nil
+	return agentkit.OpenAIStreaming(openai.NewClientWithConfig(cfg)), name, nil
+}
+
+// runStream prints the model's text as it arrives. Text written in a turn that also calls
+// tools ("let me check…") is printed too, on its own line, as chat interfaces show it.
+func runStream(ctx context.Context, agent *agentkit.Agent, question string, stdout io.Writer) (*agentkit.Result, error) {
+	s := agent.RunStream(ctx, question)
+	midLine := false
+	for e := range s.Events() {
+		switch e.Kind {
+		case agentkit.EventTextDelta:
+			fmt.Fprint(stdout, e.Text)
+			midLine = true
+		case agentkit.EventToolCallStart, agentkit.EventAnswer:
+			if midLine {
+				fmt.Fprintln(stdout)
+				midLine = false
+			}
+		}
+	}
+	return s.Result()
 }
 
 // describe turns a run's error into one line a person can act on.

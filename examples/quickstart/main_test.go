@@ -107,3 +107,13 @@ func TestOnlineRoundTrip(t *testing.T) {
 }
 
 func mustJSON(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func TestStreamFlag(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-stream"}, env(nil), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := stdout.String(); !strings.Contains(got, "83699.1") || !strings.HasSuffix(got, "\n") || strings.Count(got, "\n") != 1 {
+		t.Errorf("streamed answer = %q", got)
+	}
+}
