@@ -26,6 +26,8 @@ type Options struct {
 	Middleware []tool.Middleware
 	// ModelMiddleware wraps the model; the first is the outermost.
 	ModelMiddleware []ModelMiddleware
+	// RunMiddleware wraps every run; the first is the outermost.
+	RunMiddleware []RunMiddleware
 	// MaxIterations bounds the model calls of one run. Zero means 8.
 	MaxIterations int
 	// FinalAnswerOnLimit, when the iteration limit is reached, makes one more request in
@@ -105,6 +107,7 @@ func New(model Model, opts *Options) *Agent {
 	}
 	o.Tools = append([]*tool.Tool(nil), o.Tools...)
 	o.Middleware = append([]tool.Middleware(nil), o.Middleware...)
+	o.RunMiddleware = append([]RunMiddleware(nil), o.RunMiddleware...)
 	for i := len(o.ModelMiddleware) - 1; i >= 0; i-- {
 		if mw := o.ModelMiddleware[i]; mw != nil {
 			model = mw(model)

@@ -58,23 +58,24 @@ type Delta struct {
 //     field ReasoningContent; providers that call it "reasoning" are not decoded by
 //     go-openai and their reasoning is lost.)
 //
-// Tool calls: which call a tool_calls entry extends.
+// Tool calls: which call a tool_calls entry extends. The "latest call" of an entry is the
+// latest call with the same index or, for an entry without index (go-openai's
+// ToolCall.Index is nil), the latest call of all. The index is a key, not a position: the
+// first may be 3, and indexes may interleave (0, 1, 0, 1).
 //   - The id and name come on the first entry of a call only; later entries carry argument
 //     fragments and the index. Type is assumed "function". Arguments are concatenated
 //     byte for byte, split anywhere.
 //   - An entry whose id is already known extends the call with that id, whatever its
 //     index says.
-//   - With an index: an entry with a new id begins a new call, even at an index already
-//     used (providers that reuse index 0 for every call) — except a new id with no name,
-//     which extends the latest call at that index (an id that arrives late, or a proxy
-//     that mints an id per chunk). An entry without id extends the latest call at its
-//     index, or begins one when the index is new. The index is a key, not a position: the
-//     first may be 3, and indexes may interleave (0, 1, 0, 1).
-//   - Without an index (go-openai's ToolCall.Index is nil): an entry with a new id begins
-//     a new call, as does an entry with a name when the latest call already has one;
-//     anything else extends the latest call.
-//   - A call keeps the first non-empty name and id it received; a repeated name is ignored.
-//     A call with no id keeps none: the loop assigns one.
+//   - An entry with a new id begins a new call, even at an index already used (providers
+//     that reuse index 0 for every call) — unless it has no name: then it extends its
+//     latest call (an id that arrives late, or a proxy that mints an id per chunk).
+//   - An entry without id extends its latest call, or begins a call when there is none, or
+//     when it names a function and its latest call already has a name: a different one
+//     with an index (a call does not change its name, so a repeated name is ignored), any
+//     one without an index (nothing else tells two calls apart).
+//   - A call keeps the first non-empty name and id it received. A call with no id keeps
+//     none: the loop assigns one. The legacy function_call delta is ignored.
 //
 // When a call is done: its arguments are final and it may start running.
 //   - When a later call has begun and the call's arguments are a complete JSON object.
@@ -223,8 +224,11 @@ func (a *Assembler) route(tc *openai.ToolCall) int {
 		}
 		return -1
 	}
-	if cand >= 0 && tc.Index == nil && tc.Function.Name != "" && a.calls[cand].name != "" {
-		return -1 // no index, no id: a name begins a call
+	if cand < 0 {
+		return -1
+	}
+	if name, has := tc.Function.Name, a.calls[cand].name; name != "" && has != "" && (tc.Index == nil || name != has) {
+		return -1 // no id: a (different) name begins a call
 	}
 	return cand
 }

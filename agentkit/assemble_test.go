@@ -187,6 +187,17 @@ func TestAssembler(t *testing.T) {
 			wantFinish: openai.FinishReasonToolCalls,
 		},
 		{
+			name: "index 0 reused without ids: a different name begins a call, the same name does not",
+			chunks: []openai.ChatCompletionStreamResponse{
+				asmCallChunk(asmIdx(0), "", "f", `{"q":`),
+				asmCallChunk(asmIdx(0), "", "f", `1}`),
+				asmCallChunk(asmIdx(0), "", "g", `{"q":2}`),
+			},
+			wantDeltas: []string{"0 tool_call_start 0", "2 tool_call_done 0", "2 tool_call_start 1", "F tool_call_done 1"},
+			wantMsg: openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{
+				asmTC("", "f", `{"q":1}`), asmTC("", "g", `{"q":2}`)}},
+		},
+		{
 			name: "first index 3: indexes are keys, Call is the position",
 			chunks: []openai.ChatCompletionStreamResponse{
 				asmCallChunk(asmIdx(3), "call_a", "f", `{"a":`),
@@ -447,6 +458,52 @@ func TestAssemblerReset(t *testing.T) {
 	if diff := cmp.Diff(keep, first); diff != "" {
 		t.Errorf("the first message changed (-want +got):\n%s", diff)
 	}
+}
+
+func ExampleAssembler() {
+	// The chunks as a stream's Recv returns them (here: two parallel calls, OpenAI-style).
+	index := func(i int) *int { return &i }
+	call := func(i int, id, name, args string) openai.ChatCompletionStreamResponse {
+		return openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: openai.ChatCompletionStreamChoiceDelta{
+			ToolCalls: []openai.ToolCall{{Index: index(i), ID: id, Function: openai.FunctionCall{Name: name, Arguments: args}}}}}}}
+	}
+	chunks := []openai.ChatCompletionStreamResponse{
+		{Choices: []openai.ChatCompletionStreamChoice{{Delta: openai.ChatCompletionStreamChoiceDelta{Role: "assistant", Content: "Checking both."}}}},
+		call(0, "call_1", "get_weather", ""),
+		call(0, "", "", `{"city":`),
+		call(0, "", "", `"Paris"}`),
+		call(1, "call_2", "get_time", `{"city":"Paris"}`),
+		{Choices: []openai.ChatCompletionStreamChoice{{FinishReason: openai.FinishReasonToolCalls}}},
+	}
+
+	var a agentkit.Assembler
+	var ds []agentkit.Delta
+	show := func(ds []agentkit.Delta) {
+		for _, d := range ds {
+			switch d.Kind {
+			case agentkit.DeltaText:
+				fmt.Printf("text %q\n", d.Text)
+			case agentkit.DeltaToolCallStart:
+				fmt.Printf("call %d announced: %s\n", d.Call, a.Call(d.Call).Function.Name)
+			case agentkit.DeltaToolCallDone:
+				fmt.Printf("call %d ready: %s\n", d.Call, a.Call(d.Call).Function.Arguments)
+			}
+		}
+	}
+	for _, c := range chunks { // for { c, err := stream.Recv(); if err == io.EOF { break } ... }
+		ds = a.Add(ds[:0], c)
+		show(ds)
+	}
+	ds, msg, finish, _ := a.Finish(ds[:0])
+	show(ds)
+	fmt.Println(finish, len(msg.ToolCalls), msg.ToolCalls[1].ID)
+	// Output:
+	// text "Checking both."
+	// call 0 announced: get_weather
+	// call 0 ready: {"city":"Paris"}
+	// call 1 announced: get_time
+	// call 1 ready: {"city":"Paris"}
+	// tool_calls 2 call_2
 }
 
 // benchStream is a realistic stream of 100 chunks: role, a sentence of text, two tool calls

@@ -84,7 +84,7 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 	r := a.newRun(hist)
 	r.session, r.sessioned = session, true
 	r.persisted = r.res.New - 1 // the input message is new too
-	return r.loop(ctx)
+	return r.start(ctx)
 }
 
 // persist appends the transcript's unsaved messages to the session. It runs even when ctx

@@ -54,3 +54,12 @@ func refusesSampling(model string) bool {
 	}
 	return false
 }
+
+// RunFunc runs one agent run to its end. The Result is never nil.
+type RunFunc func(ctx context.Context) (*Result, error)
+
+// RunMiddleware wraps whole runs (Run, RunMessages, RunSession, RunStream): a span around the
+// run whose context the model and tool calls inherit, a per-run deadline, a metric. The first
+// in Options.RunMiddleware is the outermost. A RunMiddleware must return a non-nil Result: the
+// one next returned, or one it builds when it does not call next.
+type RunMiddleware func(next RunFunc) RunFunc

@@ -10,9 +10,10 @@ package agentkit_test
 //     finish chunk must end with ErrStreamTruncated and a Partial without calls;
 //   - a tool-call exchange is replayed through the agent loop (Agent.RunMessages, from the
 //     recorded first request's messages, with permissive tools returning the recorded
-//     results), streamed exchanges through a test model that assembles streams; every
-//     request after the first must carry the same assistant tool calls (ids, names,
-//     arguments as JSON) and tool messages (tool_call_id, content) as the recorded one;
+//     results; streamed exchanges through a test model that assembles streams, and again
+//     through Agent.RunMessagesStream); every request after the first must carry the same
+//     assistant tool calls (ids, names, arguments as JSON) and tool messages (tool_call_id,
+//     content) as the recorded one;
 //   - an error response must come back from Run as an *openai.APIError with the recorded
 //     status and message, Stop == StopModelError and a valid transcript.
 
@@ -108,14 +109,14 @@ func TestReplayRecordings(t *testing.T) {
 			for i, x := range chat {
 				if x.Status >= 400 {
 					if i > start {
-						t.Run(fmt.Sprintf("loop-%d", start), func(t *testing.T) { replayLoop(t, rel, chat[start:i]) })
+						replayRuns(t, rel, chat[start:i], start)
 					}
 					t.Run(fmt.Sprintf("error-%d", i), func(t *testing.T) { replayError(t, x) })
 					start = i + 1
 				}
 			}
 			if start < len(chat) {
-				t.Run(fmt.Sprintf("loop-%d", start), func(t *testing.T) { replayLoop(t, rel, chat[start:]) })
+				replayRuns(t, rel, chat[start:], start)
 			}
 		})
 	}
@@ -666,8 +667,18 @@ func replayTools(names []string, next *recordedRequest) []*tool.Tool {
 	return tools
 }
 
-// replayLoop replays the exchanges of one run through the agent loop.
-func replayLoop(t *testing.T, rel string, xs []recording.Exchange) {
+// replayRuns replays the exchanges of one run through Agent.RunMessages and, when they are
+// streamed, through Agent.RunMessagesStream too.
+func replayRuns(t *testing.T, rel string, xs []recording.Exchange, at int) {
+	t.Run(fmt.Sprintf("loop-%d", at), func(t *testing.T) { replayLoop(t, rel, xs, false) })
+	if xs[0].Stream() {
+		t.Run(fmt.Sprintf("runstream-%d", at), func(t *testing.T) { replayLoop(t, rel, xs, true) })
+	}
+}
+
+// replayLoop replays the exchanges of one run through the agent loop: RunMessages (a
+// streamed recording through streamedModel), or RunMessagesStream when viaRunStream.
+func replayLoop(t *testing.T, rel string, xs []recording.Exchange, viaRunStream bool) {
 	quirk := replayQuirks[rel]
 	turns := make([]turn, len(xs))
 	for i, x := range xs {
@@ -706,15 +717,27 @@ func replayLoop(t *testing.T, rel string, xs []recording.Exchange) {
 
 	srv := newReplayServer(t, xs...)
 	var m agentkit.Model = srv.client()
-	if turns[0].stream {
+	switch {
+	case viaRunStream:
+		m = agentkit.OpenAIStreaming(srv.client())
+	case turns[0].stream:
 		m = streamedModel{agentkit.OpenAIStreaming(srv.client())}
 	}
 	agent := agentkit.New(m, &agentkit.Options{Model: model, Tools: replayTools(names, next)})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := agent.RunMessages(ctx, seed)
+	var res *agentkit.Result
+	var err error
+	if viaRunStream {
+		s := agent.RunMessagesStream(ctx, seed)
+		for range s.Events() {
+		}
+		res, err = s.Result()
+	} else {
+		res, err = agent.RunMessages(ctx, seed)
+	}
 	if err != nil {
-		t.Fatalf("RunMessages: %v (stop %s)", err, res.Stop)
+		t.Fatalf("run: %v (stop %s)", err, res.Stop)
 	}
 	if res.Stop != agentkit.StopAnswered {
 		t.Errorf("Stop = %s, want %s", res.Stop, agentkit.StopAnswered)
@@ -875,7 +898,9 @@ func TestOpenAIStreamingBrokenStreams(t *testing.T) {
 		wantCalls int
 	}{
 		{"ends without finish_reason nor [DONE]", role + call, false,
-			func(err error) bool { return errors.Is(err, agentkit.ErrStreamTruncated) && errors.Is(err, io.ErrUnexpectedEOF) }, "Hel", 1},
+			func(err error) bool {
+				return errors.Is(err, agentkit.ErrStreamTruncated) && errors.Is(err, io.ErrUnexpectedEOF)
+			}, "Hel", 1},
 		{"cut inside an event", role + call[:40], false,
 			func(err error) bool { return errors.Is(err, agentkit.ErrStreamTruncated) }, "Hel", 0},
 		{"connection dropped", role + call, true,
@@ -949,4 +974,52 @@ func TestOpenAIStreamingIsAModel(t *testing.T) {
 		}
 	}()
 	agentkit.OpenAIStreaming(nil)
+}
+
+// BenchmarkReplayStream puts BenchmarkAssemble in perspective: a recorded two-call stream
+// (openai-python-sse, 27 events) served over loopback HTTP, decoded by go-openai and
+// assembled.
+func BenchmarkReplayStream(b *testing.B) {
+	dir := filepath.Join("..", "..", "shared", "recordings")
+	body, err := os.ReadFile(filepath.Join(dir, "openai-python-sse", "gpt-4o-2024-08-06_parallel_tools_stream.sse"))
+	if errors.Is(err, fs.ErrNotExist) {
+		b.Skipf("no recordings at %s", dir)
+	} else if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	cfg := openai.DefaultConfig("test")
+	cfg.BaseURL = srv.URL + "/v1"
+	m := agentkit.OpenAIStreaming(openai.NewClientWithConfig(cfg))
+	req := openai.ChatCompletionRequest{Model: "gpt-4o", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hi"}}}
+	var a agentkit.Assembler
+	var ds []agentkit.Delta
+	chunks := 0
+	for b.Loop() {
+		st, err := m.CreateChatCompletionStream(context.Background(), req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a.Reset()
+		for {
+			c, err := st.Recv()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			chunks++
+			ds = a.Add(ds[:0], c)
+		}
+		st.Close()
+		if _, msg, _, _ := a.Finish(ds[:0]); len(msg.ToolCalls) != 2 {
+			b.Fatalf("%d calls", len(msg.ToolCalls))
+		}
+	}
+	b.ReportMetric(float64(chunks)/b.Elapsed().Seconds(), "chunks/s")
 }

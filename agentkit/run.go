@@ -38,7 +38,7 @@ func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 // developer) message. history must pass ValidateHistory (use RepairHistory on one of unknown
 // origin); it is not modified.
 func (a *Agent) RunMessages(ctx context.Context, history []openai.ChatCompletionMessage) (*Result, error) {
-	return a.newRun(history).loop(ctx)
+	return a.newRun(history).start(ctx)
 }
 
 // newRun prepares the state of a run on history.
@@ -71,6 +71,22 @@ type run struct {
 	sink      func(Event)    // a streaming run's event channel
 	streamer  StreamingModel // set when the run streams
 	turn      *turnState     // calls of the current turn started while streaming
+}
+
+// start runs the loop through Options.RunMiddleware.
+func (r *run) start(ctx context.Context) (*Result, error) {
+	f := RunFunc(r.loop)
+	mws := r.a.opts.RunMiddleware
+	for i := len(mws) - 1; i >= 0; i-- {
+		if mws[i] != nil {
+			f = mws[i](f)
+		}
+	}
+	res, err := f(ctx)
+	if res == nil { // a middleware that broke its contract
+		res = r.res
+	}
+	return res, err
 }
 
 func (r *run) loop(ctx context.Context) (*Result, error) {

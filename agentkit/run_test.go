@@ -476,3 +476,32 @@ func TestInvalidInputHistory(t *testing.T) {
 		t.Errorf("a request was sent")
 	}
 }
+
+type ctxKey struct{}
+
+func TestRunMiddlewareWrapsRunAndPassesContext(t *testing.T) {
+	var trace []string
+	mw := func(name string) agentkit.RunMiddleware {
+		return func(next agentkit.RunFunc) agentkit.RunFunc {
+			return func(ctx context.Context) (*agentkit.Result, error) {
+				trace = append(trace, name+">")
+				res, err := next(context.WithValue(ctx, ctxKey{}, name))
+				trace = append(trace, "<"+name)
+				return res, err
+			}
+		}
+	}
+	var seen any
+	probe := tool.New("probe", "sees the context", func(ctx context.Context, in struct{}) (string, error) {
+		seen = ctx.Value(ctxKey{})
+		return "ok", nil
+	})
+	m := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.Call("probe", `{}`)), agentkittest.Text("done"))
+	a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{probe}, RunMiddleware: []agentkit.RunMiddleware{mw("a"), mw("b")}})
+	if _, err := a.Run(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(trace, " "), "a> b> <b <a"; got != want || seen != "b" {
+		t.Errorf("trace = %q (want %q), tool saw %v (want b)", got, want, seen)
+	}
+}

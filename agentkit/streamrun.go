@@ -88,7 +88,7 @@ func (a *Agent) startStream(ctx context.Context, r *run) *StreamRun {
 	}
 	go func() {
 		defer close(s.done)
-		s.res, s.err = r.loop(ctx)
+		s.res, s.err = r.start(ctx)
 		mu.Lock()
 		closed = true
 		close(ch)
