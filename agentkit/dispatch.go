@@ -21,7 +21,11 @@ func (a *Agent) dispatch(ctx context.Context, call tool.Call) tool.Result {
 // when one name is close, a suggestion.
 func (a *Agent) unknown(call tool.Call) tool.Result {
 	var b strings.Builder
-	fmt.Fprintf(&b, "error: there is no tool named %q.", call.Name)
+	if call.Name == "" || call.Name == MissingToolName {
+		b.WriteString("error: this tool call has no tool name.")
+	} else {
+		fmt.Fprintf(&b, "error: there is no tool named %q.", call.Name)
+	}
 	if len(a.names) == 0 {
 		b.WriteString(" No tools are available: answer without calling tools.")
 	} else {

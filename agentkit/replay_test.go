@@ -977,7 +977,7 @@ func TestOpenAIStreamingIsAModel(t *testing.T) {
 }
 
 // BenchmarkReplayStream puts BenchmarkAssemble in perspective: a recorded two-call stream
-// (openai-python-sse, 27 events) served over loopback HTTP, decoded by go-openai and
+// (openai-python-sse, 25 events) served over loopback HTTP, decoded by go-openai and
 // assembled.
 func BenchmarkReplayStream(b *testing.B) {
 	dir := filepath.Join("..", "..", "shared", "recordings")

@@ -59,6 +59,10 @@ func (a *Agent) newRun(history []openai.ChatCompletionMessage) *run {
 	return r
 }
 
+// MissingToolName replaces, in the transcript, the empty name of a tool call whose model sent
+// none: a provider rejects a replayed call without a name.
+const MissingToolName = "missing_tool_name"
+
 // run is the state of one Run.
 type run struct {
 	a         *Agent
@@ -314,6 +318,10 @@ func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCom
 			r.ids[c.ID] = struct{}{}
 		} else {
 			r.ids[c.ID] = struct{}{}
+		}
+		if c.Function.Name == "" {
+			// Providers reject a replayed call without a name; the result tells the model.
+			c.Function.Name = MissingToolName
 		}
 		if !json.Valid([]byte(c.Function.Arguments)) {
 			if obj, _, err := tool.DecodeArguments(c.Function.Arguments, 0); err == nil {

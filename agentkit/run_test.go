@@ -505,3 +505,18 @@ func TestRunMiddlewareWrapsRunAndPassesContext(t *testing.T) {
 		t.Errorf("trace = %q (want %q), tool saw %v (want b)", got, want, seen)
 	}
 }
+
+func TestCallWithoutName(t *testing.T) {
+	m := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.Call("", `{"city":"北京"}`)), agentkittest.Text("ok"))
+	res, err := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{weatherTool()}}).Run(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Steps[0].Calls[0].Result
+	if got.Kind != tool.KindUnknownTool || !strings.Contains(got.Content, "no tool name") || !strings.Contains(got.Content, "get_weather") {
+		t.Errorf("result = %+v", got)
+	}
+	if name := res.Messages[1].ToolCalls[0].Function.Name; name != agentkit.MissingToolName {
+		t.Errorf("replayed name = %q", name)
+	}
+}
