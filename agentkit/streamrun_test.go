@@ -233,3 +233,49 @@ func TestRunStreamFallback(t *testing.T) {
 		t.Errorf("output %q text %q err %v", res.Output, text, err)
 	}
 }
+
+// BenchmarkEarlyStart measures, on a scripted slow stream (2 ms between chunks, the second
+// call's arguments in 10 chunks), the time from the moment the first call's arguments are
+// complete (EventToolCallReady) to the moment that tool starts (EventToolStart), with and
+// without early start. Reported as ms-ready-to-start; ns/op is the whole run.
+func BenchmarkEarlyStart(b *testing.B) {
+	for _, noEarly := range []bool{false, true} {
+		name := "early"
+		if noEarly {
+			name = "no-early"
+		}
+		b.Run(name, func(b *testing.B) {
+			work := tool.New("work", "works", func(ctx context.Context, in struct {
+				N int `json:"n"`
+			}) (string, error) {
+				return "ok", nil
+			})
+			var total time.Duration
+			for b.Loop() {
+				stream := []openai.ChatCompletionStreamResponse{callChunk(0, "a", "work", `{"n":1}`), callChunk(1, "b", "work", `{"n":`)}
+				for i := 0; i < 10; i++ {
+					stream = append(stream, callChunk(1, "", "", " "))
+				}
+				stream = append(stream, callChunk(1, "", "", `2}`), finishChunk("tool_calls"))
+				m := &streamModel{gap: 2 * time.Millisecond, streams: [][]openai.ChatCompletionStreamResponse{stream, textChunks("done")}}
+				var ready, started time.Time
+				a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{work}, NoEarlyStart: noEarly, OnEvent: func(ctx context.Context, e agentkit.Event) {
+					if e.Call == nil || e.Call.ID != "a" {
+						return
+					}
+					switch e.Kind {
+					case agentkit.EventToolCallReady:
+						ready = time.Now()
+					case agentkit.EventToolStart:
+						started = time.Now()
+					}
+				}})
+				if _, err := a.RunStream(context.Background(), "go").Result(); err != nil {
+					b.Fatal(err)
+				}
+				total += started.Sub(ready)
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-ready-to-start")
+		})
+	}
+}
