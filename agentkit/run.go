@@ -222,7 +222,11 @@ func (r *run) request(final bool) openai.ChatCompletionRequest {
 	if len(a.defs) > 0 {
 		req.Tools = a.defs
 		req.ToolChoice = a.opts.ToolChoice
-		req.ParallelToolCalls = a.opts.ParallelToolCalls
+		if p := a.opts.ParallelToolCalls; p != nil {
+			// ParallelToolCalls is an any with omitempty in go-openai: a nil *bool would be
+			// sent as null, which the API rejects.
+			req.ParallelToolCalls = *p
+		}
 		if final {
 			req.ToolChoice = "none"
 			req.ParallelToolCalls = nil

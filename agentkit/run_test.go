@@ -113,6 +113,9 @@ func TestRequestCarriesToolsAndZeroTemperature(t *testing.T) {
 				t.Errorf("temperature = %v, want %v", req.Temperature, tc.wantTemp)
 			}
 			body, _ := json.Marshal(req)
+			if strings.Contains(string(body), `"parallel_tool_calls"`) {
+				t.Errorf("parallel_tool_calls sent although not set: %s", body)
+			}
 			if has := strings.Contains(string(body), `"temperature"`); has != (tc.wantTemp != 0) {
 				t.Errorf("wire body has temperature = %v, want %v: %s", has, tc.wantTemp != 0, body)
 			}
