@@ -1,0 +1,184 @@
+package wiretest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"go.uber.org/goleak"
+
+	"github.com/toolcall/toolcall/internal/aimock"
+	"github.com/toolcall/toolcall/tool"
+)
+
+// TestMain checks that no test leaves a goroutine behind: not the SDK's, not an HTTP
+// connection's, not the ones reading the server's output.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// instructions is the system prompt of the agents under test.
+const instructions = "你是一个乐于助人的智能助手，可以通过工具获取实时信息。"
+
+// env is one test's aimock server and the real go-openai client pointed at it.
+type env struct {
+	client  *openai.Client
+	capture *Capture
+}
+
+// newEnv starts aimock with testdata/aimock/<fixtures> and returns a go-openai client for it
+// whose every request is recorded. wrap, when not nil, wraps the recording transport (to put
+// middleware.RetryAfterTransport around it). When the test ends, every recorded request must
+// have been a POST to /v1/chat/completions whose body the OpenAPI schema accepts.
+func newEnv(t *testing.T, fixtures string, wrap func(http.RoundTripper) http.RoundTripper) *env {
+	t.Helper()
+	schema := loadRequestSchema(t)
+	srv := aimock.Start(t, filepath.Join("..", "..", "testdata", "aimock", fixtures))
+	tr := &http.Transport{} // a pool of our own, closed below: no connection outlives the test
+	t.Cleanup(tr.CloseIdleConnections)
+	capture := &Capture{Base: tr}
+	var rt http.RoundTripper = capture
+	if wrap != nil {
+		rt = wrap(capture)
+	}
+	cfg := openai.DefaultConfig("test-key")
+	cfg.BaseURL = srv.URL
+	cfg.HTTPClient = &http.Client{Transport: rt}
+	t.Cleanup(func() { checkRequests(t, schema, capture.Exchanges()) })
+	return &env{client: openai.NewClientWithConfig(cfg), capture: capture}
+}
+
+func checkRequests(t *testing.T, schema *Schema, exs []Exchange) {
+	t.Helper()
+	if len(exs) == 0 {
+		t.Error("the client sent no request")
+	}
+	for i, ex := range exs {
+		if ex.Method != http.MethodPost || ex.Path != "/v1/chat/completions" {
+			t.Errorf("request %d: %s %s, want POST /v1/chat/completions", i, ex.Method, ex.Path)
+		}
+		if schema == nil {
+			continue
+		}
+		if err := schema.Validate(ex.Body); err != nil {
+			t.Errorf("request %d does not match the OpenAPI schema: %v\nbody: %s", i, err, ex.Body)
+		}
+	}
+}
+
+// testContext bounds a test's calls: a server that hangs fails the test instead of the suite.
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// wireRequest is a request body as sent, decoded independently of go-openai's types.
+type wireRequest struct {
+	Model       string        `json:"model"`
+	Messages    []wireMessage `json:"messages"`
+	Tools       []wireTool    `json:"tools"`
+	Temperature *float64      `json:"temperature"`
+	Stream      bool          `json:"stream"`
+}
+
+type wireMessage struct {
+	Role       string         `json:"role"`
+	Content    any            `json:"content,omitempty"`
+	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type wireToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type wireTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name       string          `json:"name"`
+		Parameters json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+func call(id, name, args string) wireToolCall {
+	c := wireToolCall{ID: id, Type: "function"}
+	c.Function.Name, c.Function.Arguments = name, args
+	return c
+}
+
+// requests decodes the bodies the client sent.
+func requests(t *testing.T, exs []Exchange) []wireRequest {
+	t.Helper()
+	out := make([]wireRequest, len(exs))
+	for i, ex := range exs {
+		if err := json.Unmarshal(ex.Body, &out[i]); err != nil {
+			t.Fatalf("request %d: %v\n%s", i, err, ex.Body)
+		}
+	}
+	return out
+}
+
+func statuses(exs []Exchange) []int {
+	out := make([]int, len(exs))
+	for i, ex := range exs {
+		out[i] = ex.Status
+	}
+	return out
+}
+
+// weather is the seed article's get_weather tool, recording the cities it was called for in
+// the order the calls finished.
+type weather struct {
+	// before and after, when set, run before and after a call is recorded: tests use them to
+	// order the calls.
+	before func(ctx context.Context, city string) error
+	after  func(city string)
+
+	mu     sync.Mutex
+	cities []string
+}
+
+var forecasts = map[string]string{
+	"北京": "北京：晴，气温26℃，东南风2级",
+	"上海": "上海：多云，气温28℃，湿度65%",
+	"广州": "广州：阵雨，气温30℃，体感较热",
+}
+
+func (w *weather) tool(opts ...tool.Options) *tool.Tool {
+	return tool.New("get_weather", "查询指定城市的当前天气。当用户询问天气、温度、是否下雨时使用。",
+		func(ctx context.Context, in struct {
+			City string `json:"city" jsonschema:"description=城市中文名，例如：北京、上海、广州"`
+		}) (string, error) {
+			if w.before != nil {
+				if err := w.before(ctx, in.City); err != nil {
+					return "", err
+				}
+			}
+			w.mu.Lock()
+			w.cities = append(w.cities, in.City)
+			w.mu.Unlock()
+			if w.after != nil {
+				w.after(in.City)
+			}
+			if f, ok := forecasts[in.City]; ok {
+				return f, nil
+			}
+			return in.City + "：暂无数据", nil
+		}, opts...)
+}
+
+// calls returns the cities of the finished calls, in the order they finished.
+func (w *weather) calls() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.cities...)
+}
