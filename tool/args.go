@@ -29,43 +29,50 @@ const maxRepairerInput = 8 << 10
 // limit caps len(raw) in bytes; limit <= 0 means [DefaultArgumentLimit]. Longer text is
 // refused without any repair.
 //
-// Text that is already one JSON object (leading and trailing JSON whitespace aside) is
-// returned as it is, with an empty repair. The empty string, JSON whitespace and null are the
-// usual ways to send no arguments: they decode to {} with an empty repair too.
+// Text that is already one JSON object, JSON whitespace around it aside, is returned as it
+// is with an empty repair; this is the fast path every call takes. The empty string, JSON
+// whitespace and null are the usual ways to send no arguments: they decode to {} with an
+// empty repair too.
 //
-// Anything else is repaired when the repair fixes syntax only. Accepted:
-//   - a markdown fence (```json … ``` or ``` … ```) and prose before or after one JSON object
-//     (including a JSONP-style callback( … ) around it), a byte order mark, unusual whitespace;
-//   - a JSON string whose content is a JSON object (the arguments encoded twice), decoded once;
-//   - trailing, leading or doubled commas, missing commas and colons, comments, extra closing
-//     brackets at the end, missing closing brackets at the end of the text;
-//   - single quotes, smart quotes (“ ” ‘ ’), backticks, unquoted keys, unquoted single-word
-//     values, Python's True, False and None, JavaScript's undefined (becomes null), unescaped
-//     control characters and quotes inside strings, a quote missing before a comma that is
-//     followed by the next key (the string ends before that comma).
+// Other text is repaired when the repair fixes syntax only. Accepted:
+//   - around the object: a markdown fence (```json … ``` or ``` … ```), prose before or
+//     after it (a JSONP-style callback( … ); too), a byte order mark, unusual whitespace,
+//     comments, extra closing brackets;
+//   - a JSON string whose content is an object: the arguments encoded twice, decoded once;
+//   - in the object: trailing, leading and doubled commas, missing commas, a missing colon
+//     after a quoted key, comments, single quotes, smart quotes (“ ” ‘ ’), backticks,
+//     unquoted keys and values (values become strings), Python's True, False and None,
+//     JavaScript's undefined (null), control characters and quotes left unescaped in
+//     strings, a closing quote missing before the comma that precedes the next "key":, or
+//     before the final closing brace;
+//   - missing closing brackets at the end of the text, when it ends with a complete value: a
+//     closed string, a closing bracket, a number or a literal;
+//   - for text up to 8 KiB, the other repairs of github.com/kaptinlin/jsonrepair that pass
+//     the rules below (a number with leading zeros or a regular expression becomes a
+//     string, unescaped backslashes of a Windows path are escaped, for example).
 //
 // A repair that would change meaning is not attempted: DecodeArguments returns an error
-// instead. The result must be a JSON object (not an array, string, number or two objects),
-// and the repair may only add or remove syntax. Precisely, in order in the text:
-//   - every key and string value must appear in the input, as written or as decoded (so two
-//     strings joined with + are refused, and so is a quote inside a single-quoted string
-//     that the repairer would turn into a double quote);
-//   - every number must appear in the input as written (2. would become 2.0: refused);
-//   - no null may be invented for a key without a value (the text cut inside a key);
+// instead. The result must be one JSON object: not an array, a string, a number, nor two
+// objects (a second JSON value, or braces, in the text after the object are refused). And
+// the repair may only add, remove or change syntax; precisely:
+//   - every key and string value of the result appears in the input, in order, as written
+//     or as decoded: joining strings ("a" + "b") is refused, and so is a dropped invalid
+//     escape ("\q");
+//   - every number appears in the input as written: 2. is not completed to 2.0;
+//   - no null is invented for a key without a value, and the text may not end inside a
+//     string, after an unquoted value or after a comma: it was cut off, and the last key or
+//     value may be incomplete;
 //   - an ellipsis (...) standing for left-out values is refused, not dropped;
-//   - function calls inside the object, such as NumberLong(2), are refused, not unwrapped;
-//   - a string still open at the end of the text is refused: the text was cut off, and the
-//     value may be incomplete (a closing brace after it counts as the end of the arguments,
-//     so {"a": "x} is repaired to {"a":"x"});
-//   - a second JSON value after the object, or braces in the text after it, are refused;
-//   - the repair path refuses invalid UTF-8 and nesting deeper than 64 levels.
+//   - a function call inside the object, such as NumberLong(2), is refused, not unwrapped;
+//   - text that needs a repair is refused if it is not valid UTF-8 or nests deeper than 64
+//     levels.
 //
 // repair is a short description of what was fixed, for logs ("stripped markdown fence;
-// removed trailing comma"), never empty when obj differs from the trimmed raw text except for
-// the no-argument forms above. On error, obj is nil, repair is empty and the error's message
-// says what is wrong, for the model to read.
+// removed trailing comma"). It is empty only when obj is the input trimmed of JSON
+// whitespace, or when the input meant no arguments as above. On error, obj is nil, repair is
+// empty and the error's message says what is wrong, and where, for the model to read.
 //
-// The returned slice is never shared with other calls; the caller may keep it.
+// obj is never shared: the caller may keep and modify it.
 func DecodeArguments(raw string, limit int) (obj []byte, repair string, err error) {
 	if limit <= 0 {
 		limit = DefaultArgumentLimit
@@ -134,11 +141,14 @@ func repairArguments(s string, base int) (obj []byte, repair string, err error) 
 			fx |= fixText
 		}
 		t := strings.TrimSpace(body)
-		base += open + strings.Index(body, t)
-		s = t
-		if s == "" || s == "null" {
+		switch t {
+		case "":
+			return nil, "", errors.New("expected one JSON object, got an empty code block")
+		case "null":
 			return []byte("{}"), fx.String(), nil
 		}
+		base += open + strings.Index(body, t)
+		s = t
 	}
 
 	start := strings.IndexByte(s, '{')
@@ -198,6 +208,9 @@ func repairArguments(s string, base int) (obj []byte, repair string, err error) 
 		}
 		return nil, "", fmt.Errorf("%s at byte %d", f.why, base+f.bail)
 	}
+	if f.end < 0 && strings.HasSuffix(strings.TrimRight(src, " \t\r\n"), ",") {
+		return nil, "", located(errCutComma, base+len(src))
+	}
 	out, err := runRepair(src)
 	if err != nil {
 		return nil, "", describeRepairError(src, base, err)
@@ -217,13 +230,18 @@ func repairArguments(s string, base int) (obj []byte, repair string, err error) 
 
 // located adds where the text ends to a refusal that happened there.
 func located(err error, end int) error {
-	if errors.Is(err, errCutOff) {
+	if err == errCutOff || err == errCutValue || err == errCutComma {
 		return fmt.Errorf("%w at byte %d: the arguments look cut off", err, end)
 	}
 	return err
 }
 
-var errCutOff = errors.New("unexpected end of input inside a string")
+// The text ends where a repair would have to guess what comes next.
+var (
+	errCutOff   = errors.New("unexpected end of input inside a string")
+	errCutValue = errors.New("unexpected end of input after an unquoted value")
+	errCutComma = errors.New("unexpected end of input after a comma")
+)
 
 // onlyComments reports whether s holds only comments and whitespace.
 func onlyComments(s string) bool {
@@ -468,7 +486,8 @@ type fixer struct {
 	stack []byte // open '{' and '['
 	prev  byte   // the last token: 0, '{', '[', ',', ':', 'k' (an object key) or 'v' (a value)
 	typed bool   // the last key was a string with both its quotes: it may miss its colon
-	comma int    // index in out of the last comma written
+	bare  bool   // the last value was unquoted text: at the end of s, it may be cut
+	comma int    // index in out of the last comma written, -1 if none since an opener
 	depth int    // deepest nesting seen
 	end   int    // just past the '}' that closes the object s starts with; -1 while open
 	fixes fixes
@@ -476,12 +495,17 @@ type fixer struct {
 	err   error  // a refusal: repairing would change the meaning
 	bail  int    // where the fixer gave up, -1 if it did not
 	why   string // what it found there
+	seen  fixes  // the fixes found before it gave up
 }
 
 // fix runs a fixer over s, which starts with '{'.
 func fix(s string) *fixer {
-	f := &fixer{s: s, out: make([]byte, 0, len(s)+8), write: true, end: -1, bail: -1}
+	f := &fixer{s: s, out: make([]byte, 0, len(s)+8), write: true, comma: -1, end: -1, bail: -1}
 	f.run()
+	if f.bail >= 0 {
+		// Past the point where it gave up, the fixer's reading of s is a guess.
+		f.fixes = f.seen
+	}
 	return f
 }
 
@@ -514,7 +538,10 @@ func (f *fixer) run() {
 			i = f.close(i)
 		case c == ',':
 			switch f.prev {
-			case ',', '{', '[':
+			case '{', '[':
+				f.comma = -1
+				f.fixes |= fixExtraCommas
+			case ',':
 				f.fixes |= fixExtraCommas
 			case ':', 'k':
 				f.refuse(errNoValue)
@@ -542,14 +569,18 @@ func (f *fixer) run() {
 	if f.err != nil || f.end >= 0 {
 		return
 	}
-	// The text ended inside the object.
-	switch f.prev {
-	case ':', 'k':
+	// The text ended inside the object: the model forgot closing brackets, or its output was
+	// cut. Only the first is repaired, when the text ends with a complete value.
+	switch {
+	case f.prev == ':' || f.prev == 'k':
 		f.refuse(errNoValue)
 		return
-	case ',':
-		f.fixes |= fixTrailingCommas
-		f.dropComma()
+	case f.prev == ',':
+		f.refuse(errCutComma)
+		return
+	case f.bare:
+		f.refuse(errCutValue)
+		return
 	}
 	f.fixes |= fixClosers
 	for k := len(f.stack) - 1; k >= 0; k-- {
@@ -583,7 +614,7 @@ func (f *fixer) refuse(err error) {
 // stop gives up at s[i].
 func (f *fixer) stop(i int, why string) {
 	if f.bail < 0 {
-		f.bail, f.why, f.write = i, why, false
+		f.bail, f.why, f.write, f.seen = i, why, false, f.fixes
 	}
 }
 
@@ -621,10 +652,17 @@ func (f *fixer) insert(c byte) {
 	}
 }
 
+// dropComma removes the comma written last, a trailing comma. After an extra comma, as in
+// [,], there is none.
 func (f *fixer) dropComma() {
+	if f.comma < 0 {
+		return
+	}
+	f.fixes |= fixTrailingCommas
 	if f.write {
 		f.out = slices.Delete(f.out, f.comma, f.comma+1)
 	}
+	f.comma = -1
 }
 
 // close handles the '}' or ']' at s[i].
@@ -634,7 +672,6 @@ func (f *fixer) close(i int) int {
 	case ':', 'k':
 		f.refuse(errNoValue)
 	case ',':
-		f.fixes |= fixTrailingCommas
 		f.dropComma()
 	}
 	open := byte('{')
@@ -658,6 +695,7 @@ func (f *fixer) close(i int) int {
 	f.put(c)
 	f.stack = f.stack[:k]
 	f.prev = 'v'
+	f.bare = false
 	if len(f.stack) == 0 {
 		f.end = i + 1
 	}
@@ -676,6 +714,7 @@ func (f *fixer) str(i int, q rune, n int) int {
 	s := f.s
 	f.at = i
 	key := f.open()
+	f.bare = false
 	switch q {
 	case '"':
 	case '\'', '`', '´':
@@ -832,6 +871,9 @@ func appendControl(b []byte, c byte) []byte {
 func (f *fixer) word(i int) int {
 	s := f.s
 	if strings.IndexByte("/\\+()", s[i]) >= 0 {
+		if s[i] == '\\' {
+			f.fixes |= fixEscapes // {\"a\": 1}: the repairer drops the backslashes
+		}
 		f.stop(i, fmt.Sprintf("unexpected character %q", s[i]))
 		return i + 1
 	}
@@ -842,6 +884,7 @@ func (f *fixer) word(i int) int {
 	f.at = i
 	key := f.open()
 	f.prev = 'v'
+	f.bare = false
 	if key {
 		f.prev = 'k'
 		f.typed = false
@@ -912,6 +955,7 @@ func (f *fixer) word(i int) int {
 		f.fixes |= fixUnquotedKeys
 	} else {
 		f.fixes |= fixBareValues
+		f.bare = true
 	}
 	f.quote(strings.TrimRight(s[i:j], " \t\r"))
 	if !key && j < len(s) && s[j] == '"' {
@@ -1090,13 +1134,15 @@ func sameMeaning(src, out string) error {
 		}
 	}
 	if nulls > strings.Count(src, "null")+strings.Count(src, "None")+strings.Count(src, "undefined") {
-		return errors.New("an object key has no value: the arguments end too early or a value is missing")
+		return errNoValue
 	}
 	if strings.Count(out, "...") < strings.Count(src, "...") {
 		return errEllipsis
 	}
-	if lastString && openAtEnd(src, lastAt, lastEnd, lastEmpty) {
-		return errCutOff
+	if lastString {
+		if err := openAtEnd(src, lastAt, lastEnd, lastEmpty); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -1109,31 +1155,36 @@ func unquote(s string) string {
 }
 
 // openAtEnd reports whether the last string of the repaired object, found at src[at:end],
-// was opened by a quote in src and never closed: the text was cut inside the string.
-func openAtEnd(src string, at, end int, empty bool) bool {
+// ends the text with no closing quote or bracket after it: the text was cut inside a string
+// (errCutOff) or after an unquoted value (errCutValue), which may both be incomplete.
+func openAtEnd(src string, at, end int, empty bool) error {
 	if empty {
 		// {"a": " → {"a": ""}: src ends with an opening quote.
 		t := strings.TrimRight(src, " \t\r\n")
-		r, n := utf8.DecodeLastRuneInString(t)
-		if q, _ := quoteAt(t, len(t)-n); q == 0 || r == utf8.RuneError {
-			return false
+		_, n := utf8.DecodeLastRuneInString(t)
+		if n == 0 {
+			return nil
+		}
+		if q, _ := quoteAt(t, len(t)-n); q == 0 {
+			return nil
 		}
 		t = strings.TrimRight(t[:len(t)-n], " \t\r\n")
-		return t != "" && strings.IndexByte(":,[{", t[len(t)-1]) >= 0
-	}
-	r, n := utf8.DecodeLastRuneInString(src[:at])
-	if n == 0 || r == utf8.RuneError {
-		return false
-	}
-	if q, _ := quoteAt(src, at-n); q == 0 {
-		return false
+		if t != "" && strings.IndexByte(":,[{", t[len(t)-1]) >= 0 {
+			return errCutOff
+		}
+		return nil
 	}
 	for i := end; i < len(src); i++ {
 		if q, _ := quoteAt(src, i); q != 0 || src[i] == '}' || src[i] == ']' {
-			return false
+			return nil
 		}
 	}
-	return true
+	if _, n := utf8.DecodeLastRuneInString(src[:at]); n > 0 {
+		if q, _ := quoteAt(src, at-n); q != 0 {
+			return errCutOff
+		}
+	}
+	return errCutValue
 }
 
 // find returns where the string leaf with the given raw and decoded text first appears in s,

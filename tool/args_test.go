@@ -37,6 +37,8 @@ var repairCases = []struct {
 	{"trailing comma", `{"a": 1,}`, `{"a": 1}`, "removed trailing comma", ""},
 	{"leading comma", `{, "a": 1}`, `{"a": 1}`, "removed extra comma", ""},
 	{"doubled comma", `{"a": 1,, "b": 2}`, `{"a": 1, "b": 2}`, "removed extra comma", ""},
+	{"lone comma", `{"a": 1, "b": [,], "c": {,}}`, `{"a": 1, "b": [], "c": {}}`, "removed extra comma", ""},
+	{"doubled trailing comma", `{"a": [1,,],}`, `{"a": [1]}`, "removed trailing comma; removed extra comma", ""},
 	{"missing brace", `{"a": {"b": 1}`, `{"a": {"b": 1}}`, "added missing closing bracket", ""},
 	{"missing bracket", `{"a": [1, 2}`, `{"a": [1, 2]}`, "added missing closing bracket", ""},
 	{"missing brackets after a number", `{"a": [{"b": 12`, `{"a": [{"b": 12}]}`, "added missing closing bracket", ""},
@@ -65,6 +67,7 @@ var repairCases = []struct {
 	{"numbers", `{"n": 1e3, "m": -2.5, "k": -0, "e": 1E-7, "big": 12345678901234567890,}`, `{"n": 1e3, "m": -2.5, "k": -0, "e": 1E-7, "big": 12345678901234567890}`, "removed trailing comma", `1e3, "m": -2.5`},
 	{"nested arrays of objects", `{"items": [{"id": 1, "tags": ['a', 'b']}, {"id": 2, "tags": [],},],}`, `{"items": [{"id": 1, "tags": ["a", "b"]}, {"id": 2, "tags": []}]}`, "removed trailing comma", ""},
 	{"Windows path", `{"path": "C:\Users\me\file.txt"}`, `{"path": "C:\\Users\\me\\file.txt"}`, "repaired malformed JSON", ""},
+	{"stray backslashes", `{\"city\": \"Paris\"}`, `{"city": "Paris"}`, "removed stray backslashes; repaired malformed JSON", ""},
 	{"leading zeros", `{"zip": 007}`, `{"zip": "007"}`, "repaired malformed JSON", ""},
 	{"regular expression", `{"pattern": /ab+c/}`, `{"pattern": "/ab+c/"}`, "repaired malformed JSON", ""},
 	{"several repairs", "Sure!\n```json\n{\n  city: 'Beijing', // the capital\n  days: 3,\n  metric: True,\n}\n```", `{"city": "Beijing", "days": 3, "metric": true}`, "stripped markdown fence; removed text around the JSON; removed comments; replaced single quotes; converted Python literals; quoted unquoted keys; removed trailing comma", ""},
@@ -95,6 +98,12 @@ var refuseCases = []struct {
 	{"cut in an escape", `{"text": "x\u12`, "unexpected end of input inside a string"},
 	{"cut in a single-quoted value", `{'text': 'Once`, "unexpected end of input inside a string"},
 	{"empty string cut", `{"text": "`, "unexpected end of input inside a string"},
+	{"cut after a comma", `{"ids": [1, 2,`, "unexpected end of input after a comma at byte 14: the arguments look cut off"},
+	{"cut after a comma in an object", `{"a": 1, `, "unexpected end of input after a comma"},
+	{"cut in a literal", `{"ok": tr`, "unexpected end of input after an unquoted value at byte 9"},
+	{"cut in an unquoted value", `{city: Beij`, "unexpected end of input after an unquoted value"},
+	{"cut, repairer path", `{"zip": 007, "city": Beij`, "unexpected end of input after an unquoted value at byte 25"},
+	{"cut after a comma, repairer path", `{"zip": 007, "ids": [1,`, "unexpected end of input after a comma"},
 	{"ellipsis in an array", `{"ids": [1, 2, ...]}`, `"..." in place of values`},
 	{"ellipsis in an object", `{"a": 1, ...}`, `"..." in place of values`},
 	{"concatenation", `{"a": "x" + "y"}`, `cannot repair the arguments without changing them: "xy" is not in the text sent`},
@@ -108,6 +117,8 @@ var refuseCases = []struct {
 	{"invalid unicode escape", `{"a": "\u12G4"}`, `invalid \u escape in a string`},
 	{"object in key position", `{{"a": 1}}`, "unexpected character '{' at byte 1"},
 	{"null and more", `null null`, "got null followed by more text"},
+	{"empty fence", "```json\n```", "expected one JSON object, got an empty code block"},
+	{"fence of nothing", "```aaaa", "got an empty code block"},
 	{"large malformed text", `{"zip": 007, "pad": "` + strings.Repeat("x", 9000) + `"}`, "invalid number 007 at byte 8"},
 }
 
@@ -123,6 +134,10 @@ func TestDecodeArgumentsRepairs(t *testing.T) {
 			}
 			if !strings.Contains(repair, tc.repair) {
 				t.Errorf("DecodeArguments(%q) repair = %q, want it to contain %q", tc.in, repair, tc.repair)
+			}
+			// The repairs the linear fixer knows must not fall back to the general repairer.
+			if fallback := "repaired malformed JSON"; strings.Contains(repair, fallback) != strings.Contains(tc.repair, fallback) {
+				t.Errorf("DecodeArguments(%q) repair = %q, want %q in it only if in %q", tc.in, repair, fallback, tc.repair)
 			}
 			if tc.raw != "" && !strings.Contains(string(obj), tc.raw) {
 				t.Errorf("DecodeArguments(%q) = %s, want it to hold %s as written", tc.in, obj, tc.raw)
@@ -275,17 +290,48 @@ func decode(t *testing.T, s string) any {
 	return v
 }
 
-func BenchmarkDecodeArguments(b *testing.B) {
-	var big strings.Builder
-	big.WriteString("```json\n{\n")
-	for i := 0; big.Len() < 30<<10; i++ {
-		fmt.Fprintf(&big, "  item_%d: {'name': 'item %d', \"tags\": [\"a\", \"b\",], \"on\": True, \"n\": %d,},\n", i, i, i)
+// bigMalformed returns about 30 KB of arguments in a fence, with single quotes, unquoted
+// keys, trailing commas and Python literals: n objects.
+func bigMalformed() (text string, n int) {
+	var b strings.Builder
+	b.WriteString("```json\n{\n")
+	for ; b.Len() < 30<<10; n++ {
+		fmt.Fprintf(&b, "  item_%d: {'name': 'item %d', \"tags\": [\"a\", \"b\",], \"on\": True, \"n\": %d,},\n", n, n, n)
 	}
-	big.WriteString("}\n```")
+	b.WriteString("}\n```")
+	return b.String(), n
+}
+
+func TestDecodeArgumentsLargeRepair(t *testing.T) {
+	in, n := bigMalformed()
+	obj, repair, err := DecodeArguments(in, 0)
+	if err != nil {
+		t.Fatalf("DecodeArguments(%d bytes) error: %v", len(in), err)
+	}
+	var got map[string]struct {
+		Name string
+		Tags []string
+		On   bool
+		N    int
+	}
+	if err := json.Unmarshal(obj, &got); err != nil {
+		t.Fatalf("DecodeArguments(%d bytes) = %.60s…: %v", len(in), obj, err)
+	}
+	if len(got) != n || got["item_7"].Name != "item 7" || got["item_7"].N != 7 || !got["item_7"].On || len(got["item_7"].Tags) != 2 {
+		t.Errorf("DecodeArguments(%d bytes) = %d items, item_7 %+v; want %d items, item_7 {item 7 [a b] true 7}", len(in), len(got), got["item_7"], n)
+	}
+	want := "stripped markdown fence; replaced single quotes; converted Python literals; quoted unquoted keys; removed trailing comma"
+	if repair != want {
+		t.Errorf("DecodeArguments(%d bytes) repair = %q, want %q", len(in), repair, want)
+	}
+}
+
+func BenchmarkDecodeArguments(b *testing.B) {
+	big, _ := bigMalformed()
 	for _, bc := range []struct{ name, in string }{
 		{"valid_small", `{"city": "Beijing", "unit": "celsius", "days": 3}`},
 		{"repaired_small", "```json\n{'city': 'Beijing', unit: \"celsius\", \"days\": 3, \"metric\": True,}\n```"},
-		{"repaired_30KB", big.String()},
+		{"repaired_30KB", big},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			if _, _, err := DecodeArguments(bc.in, 0); err != nil {
