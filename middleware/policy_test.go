@@ -1,0 +1,170 @@
+package middleware_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolcall/toolcall/middleware"
+	"github.com/toolcall/toolcall/tool"
+)
+
+func TestAllowDeny(t *testing.T) {
+	search := tool.New("search", "Search.", func(ctx context.Context, in struct{}) (string, error) { return "results", nil })
+	del := tool.New("delete_user", "Delete a user.", func(ctx context.Context, in struct{}) (string, error) { return "deleted", nil })
+	unknown := tool.Call{Name: "nope", Arguments: "{}"}
+	tests := []struct {
+		name     string
+		mw       tool.Middleware
+		call     tool.Call
+		wantKind tool.Kind
+		wantText string
+	}{
+		{"allowed", middleware.Allow("search"), call(search, "{}"), "", "results"},
+		{"not allowed", middleware.Allow("search", "get_weather"), call(del, "{}"), tool.KindDenied, "the allowed tools are get_weather, search"},
+		{"empty allowlist", middleware.Allow(), call(search, "{}"), tool.KindDenied, "not allowed here"},
+		{"unknown tool passes Allow", middleware.Allow("search"), unknown, tool.KindUnknownTool, "unknown"},
+		{"denied", middleware.Deny("delete_user"), call(del, "{}"), tool.KindDenied, "not permitted"},
+		{"not denied", middleware.Deny("delete_user"), call(search, "{}"), "", "results"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := run(tt.mw, dispatch, tt.call)
+			if got.Kind != tt.wantKind || !strings.Contains(got.Content, tt.wantText) {
+				t.Errorf("got %q %q, want %q containing %q", got.Kind, got.Content, tt.wantKind, tt.wantText)
+			}
+		})
+	}
+}
+
+// dispatch stands for the agent loop's innermost handler.
+func dispatch(ctx context.Context, c tool.Call) tool.Result {
+	if c.Tool == nil {
+		return tool.Failure(tool.KindUnknownTool, errors.New("unknown tool "+c.Name))
+	}
+	return c.Tool.Handle(ctx, c)
+}
+
+func TestAllowFromContext(t *testing.T) {
+	search := tool.New("search", "Search.", func(ctx context.Context, in struct{}) (string, error) { return "results", nil })
+	del := tool.New("delete_user", "Delete a user.", func(ctx context.Context, in struct{}) (string, error) { return "deleted", nil })
+	bg := context.Background()
+	user := middleware.WithAllowedTools(bg, "search", "get_weather", "search")
+	admin := middleware.WithAllowedTools(bg, "search", "delete_user")
+	narrowed := middleware.WithAllowedTools(admin, "delete_user", "get_weather") // only delete_user survives
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		call     tool.Call
+		wantKind tool.Kind
+		wantText string
+	}{
+		{"no list restricts nothing", bg, call(del, "{}"), "", "deleted"},
+		{"user may search", user, call(search, "{}"), "", "results"},
+		{"user may not delete", user, call(del, "{}"), tool.KindDenied, "not available to this user; the tools available are get_weather, search"},
+		{"admin may delete", admin, call(del, "{}"), "", "deleted"},
+		{"narrowed: no widening", narrowed, call(search, "{}"), tool.KindDenied, "the tools available are delete_user."},
+		{"narrowed keeps the intersection", narrowed, call(del, "{}"), "", "deleted"},
+		{"empty list allows nothing", middleware.WithAllowedTools(bg), call(search, "{}"), tool.KindDenied, "not available"},
+		{"unknown tool passes", user, tool.Call{Name: "nope"}, tool.KindUnknownTool, "unknown"},
+	}
+	h := middleware.AllowFromContext()(dispatch)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := h(tt.ctx, tt.call)
+			if got.Kind != tt.wantKind || !strings.Contains(got.Content, tt.wantText) {
+				t.Errorf("got %q %q, want %q containing %q", got.Kind, got.Content, tt.wantKind, tt.wantText)
+			}
+		})
+	}
+	names, ok := middleware.AllowedTools(user)
+	if diff := cmp.Diff([]string{"get_weather", "search"}, names); !ok || diff != "" {
+		t.Errorf("AllowedTools (-want +got):\n%s", diff)
+	}
+	if _, ok := middleware.AllowedTools(bg); ok {
+		t.Error("AllowedTools reports a list on a bare context")
+	}
+}
+
+func TestCheck(t *testing.T) {
+	var rec recorder
+	transfer := transferTool(&rec)
+	other := tool.New("other", "Other.", func(ctx context.Context, in struct {
+		Amount float64 `json:"amount"`
+	}) (string, error) {
+		return "other ran", nil
+	})
+	noMemoX := middleware.RuleFunc(func(ctx context.Context, c tool.Call, args json.RawMessage) error {
+		if strings.Contains(string(args), "XX") {
+			return errors.New("the memo must not contain XX")
+		}
+		return nil
+	})
+	mw := middleware.Check("transfer",
+		middleware.OneOf("currency", "CNY", "USD"),
+		middleware.Range("amount", 0.01, 1000),
+		middleware.Pattern("account", `^[0-9]{8,20}$`),
+		middleware.Pattern("memo.note", `^[^<>]*$`),
+		noMemoX,
+		middleware.Rule{}, // the zero Rule accepts
+	)
+	tests := []struct {
+		name     string
+		call     tool.Call
+		wantKind tool.Kind
+		wantText string
+	}{
+		{"ok", call(transfer, `{"account":"12345678","amount":10,"currency":"CNY"}`), "", "done"},
+		{"repaired args checked", call(transfer, "```json\n{\"account\":\"12345678\",\"amount\":10,\"currency\":\"USD\",}\n```"), "", "done"},
+		{"value not allowed", call(transfer, `{"account":"12345678","amount":10,"currency":"EUR"}`), tool.KindDenied, `currency must be one of "CNY", "USD"; got "EUR"`},
+		{"over range", call(transfer, `{"account":"12345678","amount":5000,"currency":"CNY"}`), tool.KindDenied, "amount must be from 0.01 to 1000; got 5000"},
+		{"under range", call(transfer, `{"account":"12345678","amount":0,"currency":"CNY"}`), tool.KindDenied, "amount must be from 0.01 to 1000; got 0"},
+		{"pattern", call(transfer, `{"account":"12ab","amount":1,"currency":"CNY"}`), tool.KindDenied, `account must match the pattern ^[0-9]{8,20}$; got "12ab"`},
+		{"nested pattern", call(transfer, `{"account":"12345678","amount":1,"currency":"CNY","memo":{"note":"<script>"}}`), tool.KindDenied, "memo.note must match"},
+		{"absent optional field passes", call(transfer, `{"account":"12345678","amount":1,"currency":"CNY"}`), "", "done"},
+		{"custom rule", call(transfer, `{"account":"12345678","amount":1,"currency":"CNY","memo":{"note":"XX"}}`), tool.KindDenied, "the memo must not contain XX"},
+		{"schema first: rules not run", call(transfer, `{"account":"12345678","amount":"lots","currency":"CNY"}`), tool.KindInvalidArguments, "/amount"},
+		{"invalid JSON", call(transfer, `{"account":`), tool.KindInvalidJSON, "not valid JSON"},
+		{"other tool not checked", call(other, `{"amount":5000}`), "", "other ran"},
+		{"unknown tool passes", tool.Call{Name: "transfer"}, tool.KindUnknownTool, "unknown"},
+	}
+	h := mw(dispatch)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := rec.n()
+			got := h(context.Background(), tt.call)
+			if got.Kind != tt.wantKind || !strings.Contains(got.Content, tt.wantText) {
+				t.Errorf("got %q %q, want %q containing %q", got.Kind, got.Content, tt.wantKind, tt.wantText)
+			}
+			if ran := rec.n() > before; ran != (got.Kind == "" && tt.call.Name == "transfer") {
+				t.Errorf("tool ran: %v", ran)
+			}
+		})
+	}
+}
+
+func TestCheckAllTools(t *testing.T) {
+	a := tool.New("a", "A.", func(ctx context.Context, in struct {
+		N float64 `json:"n"`
+	}) (string, error) {
+		return "a ran", nil
+	})
+	h := middleware.Check("", middleware.Range("n", math.Inf(-1), 10), middleware.OneOf("n", 1, 2.0, 20))(dispatch)
+	for _, tc := range []struct {
+		args, want string
+	}{{`{"n":1.0}`, "a ran"}, {`{"n":2}`, "a ran"}, {`{"n":3}`, "must be one of 1, 2, 20"}, {`{"n":20}`, "must be from -Inf to 10"}} {
+		if got := h(context.Background(), call(a, tc.args)); !strings.Contains(got.Content, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.args, got.Content, tc.want)
+		}
+	}
+}
+
+func TestCheckPanicsOnBadPattern(t *testing.T) {
+	mustPanic(t, "Pattern", func() { middleware.Pattern("x", "(") })
+	mustPanic(t, "OneOf", func() { middleware.OneOf("x", func() {}) })
+}

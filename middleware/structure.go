@@ -1,0 +1,141 @@
+package middleware
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+// Arrays longer than structureMaxItems are summarized by their length and their first
+// structureShown elements.
+const (
+	structureMaxItems = 10
+	structureShown    = 3
+)
+
+// Structure turns a successful result whose content is a JSON object or array into compact
+// "field: value" lines, the concise description a model reads more reliably (and in fewer
+// tokens) than nested JSON:
+//
+//	{"city":"北京","now":{"temp":21.5,"sky":"晴"},"alerts":[],"hours":[20,21,22]}
+//
+// becomes
+//
+//	city: 北京
+//	now.temp: 21.5
+//	now.sky: 晴
+//	alerts: []
+//	hours: 20, 21, 22
+//
+// Nested keys are joined with dots, in the order the JSON had them. An array of scalars is
+// one line of comma-separated values; an array of objects or arrays gives lines with indexed
+// paths (items[0].name). An array of more than 10 elements is summarized by its length and
+// its first 3 (items: 250 items; first 3: a, b, c). Strings are written unquoted unless they
+// are empty, span lines, or (in a list) contain a comma; numbers keep their JSON text.
+//
+// Anything else passes through unchanged: failed results, content that is not JSON, a bare
+// JSON scalar. When Structure rewrites a result it sets Result.Original to the JSON, unless
+// an inner middleware had already set it.
+func Structure() tool.Middleware {
+	return func(next tool.Handler) tool.Handler {
+		return func(ctx context.Context, call tool.Call) tool.Result {
+			res := next(ctx, call)
+			if res.Failed() {
+				return res
+			}
+			s := strings.TrimSpace(res.Content)
+			if s == "" || (s[0] != '{' && s[0] != '[') {
+				return res
+			}
+			v, err := parseJSON([]byte(s))
+			if err != nil {
+				return res
+			}
+			var b strings.Builder
+			writeLines(&b, "", v)
+			if res.Original == "" {
+				res.Original = res.Content
+			}
+			res.Content = b.String()
+			return res
+		}
+	}
+}
+
+func writeLines(b *strings.Builder, path string, v jvalue) {
+	switch v.kind {
+	case 'o':
+		if len(v.keys) == 0 {
+			writeLine(b, path, "{}")
+		}
+		for i, k := range v.keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			writeLines(b, p, v.elems[i])
+		}
+	case 'a':
+		n := len(v.elems)
+		if n == 0 {
+			writeLine(b, path, "[]")
+			return
+		}
+		shown := n
+		if n > structureMaxItems {
+			shown = structureShown
+		}
+		if scalars(v.elems) {
+			list := make([]string, shown)
+			for i := range list {
+				list[i] = scalar(v.elems[i], true)
+			}
+			text := strings.Join(list, ", ")
+			if shown < n {
+				text = strconv.Itoa(n) + " items; first " + strconv.Itoa(shown) + ": " + text
+			}
+			writeLine(b, path, text)
+			return
+		}
+		if shown < n {
+			writeLine(b, path, strconv.Itoa(n)+" items; first "+strconv.Itoa(shown)+":")
+		}
+		for i := range shown {
+			writeLines(b, path+"["+strconv.Itoa(i)+"]", v.elems[i])
+		}
+	default:
+		writeLine(b, path, scalar(v, false))
+	}
+}
+
+func writeLine(b *strings.Builder, path, value string) {
+	if b.Len() > 0 {
+		b.WriteByte('\n')
+	}
+	if path != "" {
+		b.WriteString(path)
+		b.WriteString(": ")
+	}
+	b.WriteString(value)
+}
+
+func scalars(vs []jvalue) bool {
+	for _, v := range vs {
+		if v.kind == 'o' || v.kind == 'a' {
+			return false
+		}
+	}
+	return true
+}
+
+func scalar(v jvalue, inList bool) string {
+	if v.kind != 's' {
+		return v.text
+	}
+	if v.text == "" || strings.ContainsAny(v.text, "\n\r") || (inList && strings.Contains(v.text, ",")) {
+		return strconv.Quote(v.text)
+	}
+	return v.text
+}
