@@ -83,38 +83,85 @@ func ModelRetry(opts *ModelRetryOptions) agentkit.ModelMiddleware {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	r := &retrier{o: o, b: b}
 	return func(next agentkit.Model) agentkit.Model {
-		return agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-			for n := 1; ; n++ {
-				actx, holder := withRetryAfterHolder(ctx)
-				resp, err := next.CreateChatCompletion(actx, req)
-				if err == nil || ctx.Err() != nil || !o.Retryable(err) {
-					return resp, attemptsError(n, err)
-				}
-				if n >= b.attempts {
-					return resp, attemptsError(n, err)
-				}
-				wait := b.delay(n)
-				asked, ok := holder.wait(o.Now())
-				var ra RetryAfterError
-				if !ok && errors.As(err, &ra) {
-					asked, ok = ra.RetryAfter(), true
-				}
-				if ok {
-					if asked > o.MaxRetryAfter {
-						return resp, fmt.Errorf("middleware: model call not retried: the server asked to wait %s (over %s): %w", asked, o.MaxRetryAfter, err)
-					}
-					wait = max(wait, asked)
-				}
-				if o.OnRetry != nil {
-					o.OnRetry(ctx, n, err, wait)
-				}
-				if serr := b.sleep(ctx, wait); serr != nil {
-					return resp, fmt.Errorf("middleware: model call: %w while waiting to retry after: %w", serr, err)
-				}
-			}
-		})
+		m := retryModel{r: r, next: next}
+		if s, ok := next.(agentkit.StreamingModel); ok {
+			return retryStreamingModel{retryModel: m, stream: s}
+		}
+		return m
 	}
+}
+
+// retrier is the retry loop of ModelRetry, shared by plain and streaming calls.
+type retrier struct {
+	o ModelRetryOptions
+	b backoff
+}
+
+// do runs attempt until it succeeds or must not be retried; each attempt gets a context
+// carrying a fresh Retry-After holder.
+func (r *retrier) do(ctx context.Context, attempt func(ctx context.Context) error) error {
+	o, b := r.o, r.b
+	for n := 1; ; n++ {
+		actx, holder := withRetryAfterHolder(ctx)
+		err := attempt(actx)
+		if err == nil || ctx.Err() != nil || !o.Retryable(err) {
+			return attemptsError(n, err)
+		}
+		if n >= b.attempts {
+			return attemptsError(n, err)
+		}
+		wait := b.delay(n)
+		asked, ok := holder.wait(o.Now())
+		var ra RetryAfterError
+		if !ok && errors.As(err, &ra) {
+			asked, ok = ra.RetryAfter(), true
+		}
+		if ok {
+			if asked > o.MaxRetryAfter {
+				return fmt.Errorf("middleware: model call not retried: the server asked to wait %s (over %s): %w", asked, o.MaxRetryAfter, err)
+			}
+			wait = max(wait, asked)
+		}
+		if o.OnRetry != nil {
+			o.OnRetry(ctx, n, err, wait)
+		}
+		if serr := b.sleep(ctx, wait); serr != nil {
+			return fmt.Errorf("middleware: model call: %w while waiting to retry after: %w", serr, err)
+		}
+	}
+}
+
+type retryModel struct {
+	r    *retrier
+	next agentkit.Model
+}
+
+func (m retryModel) CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (resp openai.ChatCompletionResponse, err error) {
+	err = m.r.do(ctx, func(ctx context.Context) error {
+		var aerr error
+		resp, aerr = m.next.CreateChatCompletion(ctx, req)
+		return aerr
+	})
+	return resp, err
+}
+
+// retryStreamingModel retries the opening of a stream (the request, and an error status
+// before any chunk). A stream that breaks after it began is not retried: its chunks were
+// already delivered.
+type retryStreamingModel struct {
+	retryModel
+	stream agentkit.StreamingModel
+}
+
+func (m retryStreamingModel) CreateChatCompletionStream(ctx context.Context, req openai.ChatCompletionRequest) (s agentkit.Stream, err error) {
+	err = m.r.do(ctx, func(ctx context.Context) error {
+		var aerr error
+		s, aerr = m.stream.CreateChatCompletionStream(ctx, req)
+		return aerr
+	})
+	return s, err
 }
 
 func attemptsError(n int, err error) error {
