@@ -1,0 +1,238 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/memory"
+)
+
+// benchTurns is the length of the synthetic conversation; each turn is a user message, two
+// steps of two parallel tool calls with results of ~300 characters, and an answer: 8
+// messages and 3 model requests.
+const benchTurns = 1000
+
+// requestPoints returns, for a conversation, the transcript lengths at which the model is
+// asked: before each assistant message.
+func requestPoints(msgs []openai.ChatCompletionMessage) []int {
+	var out []int
+	for i, m := range msgs {
+		if m.Role == openai.ChatMessageRoleAssistant {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// countingSummarizer is a fast no-op Summarizer that counts its calls.
+type countingSummarizer struct{ calls atomic.Int64 }
+
+func (s *countingSummarizer) Summarize(ctx context.Context, previous string, turns []openai.ChatCompletionMessage) (string, error) {
+	n := s.calls.Add(1)
+	return fmt.Sprintf("## Task and user's constraints\nsummary #%d of %d more messages\n## Facts learned from tools\nnone\n## Decisions taken\nnone\n## Open items\nnone", n, len(turns)), nil
+}
+
+// BenchmarkConversation1000 replays a 1000-turn agent conversation with tool calls (3000
+// model requests) through each strategy, model calls excluded. ns/request is the strategy's
+// overhead per model request; summarizer-calls the Summarizer calls over the whole
+// conversation; max-tokens and mean-tokens what each request would send (budget: 8000).
+func BenchmarkConversation1000(b *testing.B) {
+	msgs := syntheticConversation(benchTurns, 2)
+	points := requestPoints(msgs)
+	const budget = 8000
+	strategies := []struct {
+		name string
+		make func(c *memory.Counter, s memory.Summarizer) agentkit.ContextStrategy
+	}{
+		{"Window", func(c *memory.Counter, s memory.Summarizer) agentkit.ContextStrategy {
+			return memory.Window(memory.WindowOptions{Budget: budget, Counter: c})
+		}},
+		{"ClearToolResults", func(c *memory.Counter, s memory.Summarizer) agentkit.ContextStrategy {
+			return memory.ClearToolResults(2)
+		}},
+		{"Fold", func(c *memory.Counter, s memory.Summarizer) agentkit.ContextStrategy {
+			return memory.Fold(memory.FoldOptions{Trigger: budget, Keep: 4, Summarizer: s, Counter: c})
+		}},
+		{"Fold+Clear+Window", func(c *memory.Counter, s memory.Summarizer) agentkit.ContextStrategy {
+			return memory.Chain(
+				memory.Fold(memory.FoldOptions{Trigger: budget, Keep: 4, Summarizer: s, Counter: c}),
+				memory.ClearToolResults(2),
+				memory.Window(memory.WindowOptions{Budget: budget, Counter: c}),
+			)
+		}},
+	}
+	ctx := context.Background()
+	for _, st := range strategies {
+		b.Run(st.name, func(b *testing.B) {
+			// One untimed replay to measure what is sent.
+			c := memory.NewCounter("gpt-4o")
+			sum := &countingSummarizer{}
+			s := st.make(c, sum)
+			maxTokens, total := 0, 0
+			for _, p := range points {
+				view, err := s.Apply(ctx, "bench", msgs[:p])
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := c.Messages(view)
+				maxTokens = max(maxTokens, n)
+				total += n
+			}
+			calls := sum.calls.Load()
+
+			for _, mode := range []string{"cold", "warm"} {
+				b.Run(mode, func(b *testing.B) {
+					// cold: a new Counter per conversation, which tokenizes every message
+					// once, as a new process does; warm: every count is cached, which
+					// leaves the strategy's own work.
+					warm := memory.NewCounter("gpt-4o")
+					warm.Messages(msgs)
+					b.ReportAllocs()
+					start := time.Now()
+					for b.Loop() {
+						c := warm
+						if mode == "cold" {
+							c = memory.NewCounter("gpt-4o")
+						}
+						s := st.make(c, &countingSummarizer{})
+						for _, p := range points {
+							if _, err := s.Apply(ctx, "bench", msgs[:p]); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+					elapsed := time.Since(start)
+					b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N*len(points)), "ns/request")
+					b.ReportMetric(float64(calls), "summarizer-calls")
+					b.ReportMetric(float64(maxTokens), "max-tokens")
+					b.ReportMetric(float64(total)/float64(len(points)), "mean-tokens")
+				})
+			}
+		})
+	}
+}
+
+// benchText is a mix of what agents send: English prose, Chinese, JSON tool results.
+func benchText() string {
+	var b strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&b, "Turn %d: the user asks about the weather in Beijing and the price of flights. ", i)
+		b.WriteString("北京今天晴，气温26℃，东南风2级，湿度40%，空气质量优。")
+		fmt.Fprintf(&b, `{"city":"Beijing","temp_c":26,"forecast":[{"day":"Tue","high":27},{"day":"Wed","high":25}],"id":"%08x"}`, i*2654435761)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// BenchmarkCounterText is the tokenizer's throughput on text it has not seen (no cache).
+func BenchmarkCounterText(b *testing.B) {
+	text := benchText()
+	for _, model := range []string{"gpt-4o", "gpt-4"} {
+		b.Run(model, func(b *testing.B) {
+			c := memory.NewCounter(model)
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Text(text)
+			}
+		})
+	}
+}
+
+// BenchmarkCounterMessagesCached counts a 1000-turn conversation whose messages were counted
+// before: the cost strategies pay per request for the messages they keep.
+func BenchmarkCounterMessagesCached(b *testing.B) {
+	msgs := syntheticConversation(benchTurns, 2)
+	size := 0
+	for _, m := range msgs {
+		size += len(m.Content)
+		for _, c := range m.ToolCalls {
+			size += len(c.Function.Name) + len(c.Function.Arguments)
+		}
+	}
+	c := memory.NewCounter("gpt-4o")
+	c.Messages(msgs)
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Messages(msgs)
+	}
+	b.ReportMetric(float64(len(msgs)), "messages")
+}
+
+type benchStore interface {
+	agentkit.Memory
+}
+
+func benchStores(b *testing.B) []struct {
+	name string
+	open func(b *testing.B) benchStore
+} {
+	return []struct {
+		name string
+		open func(b *testing.B) benchStore
+	}{
+		{"SQLite", func(b *testing.B) benchStore { return openSQLite(b, filepath.Join(b.TempDir(), "m.db")) }},
+		{"SQLiteRelaxedSync", func(b *testing.B) benchStore {
+			s, err := memory.OpenSQLite(filepath.Join(b.TempDir(), "m.db"), &memory.SQLiteOptions{RelaxedSync: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			return s
+		}},
+		{"InMemory", func(b *testing.B) benchStore { return memory.NewInMemory() }},
+	}
+}
+
+// BenchmarkAppend appends one agent step (an assistant message with two tool calls and the
+// two results, as the loop does after each step) per operation, to sessions of growing
+// length; appends/s counts Append calls.
+func BenchmarkAppend(b *testing.B) {
+	step := syntheticTurn(1, 1)[1:4]
+	ctx := context.Background()
+	for _, st := range benchStores(b) {
+		b.Run(st.name, func(b *testing.B) {
+			s := st.open(b)
+			b.ReportAllocs()
+			start := time.Now()
+			i := 0
+			for b.Loop() {
+				if err := s.Append(ctx, fmt.Sprint("s", i%16), step); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "appends/s")
+		})
+	}
+}
+
+// BenchmarkLoad1000 loads a session of 1000 messages (125 turns with tool calls).
+func BenchmarkLoad1000(b *testing.B) {
+	msgs := syntheticConversation(125, 2)[1:]
+	ctx := context.Background()
+	for _, st := range benchStores(b) {
+		b.Run(st.name, func(b *testing.B) {
+			s := st.open(b)
+			if err := s.Append(ctx, "s", msgs); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				got, err := s.Load(ctx, "s")
+				if err != nil || len(got) != 1000 {
+					b.Fatalf("Load: %d messages, %v", len(got), err)
+				}
+			}
+		})
+	}
+}

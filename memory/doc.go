@@ -1,0 +1,57 @@
+// Package memory gives agents a memory across runs and a context window that does not
+// overflow: session stores, offline token counting, and strategies that choose what the
+// model is sent from a long history without ever breaking a tool call from its results.
+//
+// # Sessions
+//
+// A session is one conversation, stored as the append-only list of its messages. With
+// agentkit.Options.Memory set, Agent.RunSession loads the session, runs the new user message,
+// and appends every completed step (an assistant message with all its tool results, in one
+// Append) as it goes, so a crash loses nothing already done:
+//
+//	store, err := memory.OpenSQLite("sessions.db", nil) // or memory.NewInMemory()
+//	agent := agentkit.New(client, &agentkit.Options{Memory: store, …})
+//	res, err := agent.RunSession(ctx, sessionID, "上海呢？")
+//
+// [InMemory] is the zero-configuration store; [SQLite] the embedded persistent one (pure Go,
+// WAL, one transaction per Append, a versioned schema, clear errors for corrupt rows). Both
+// serialize the runs of one session (agentkit.SessionLocker): a second run waits for the
+// first, or gives up with agentkit.ErrSessionBusy when its context ends. Package
+// memory/memorytest is the conformance kit for other stores.
+//
+// # Tokens
+//
+// [Counter] counts tokens offline the way OpenAI bills them — message framing, names, tool
+// calls, tool definitions — with the tokenizer of the model's family (o200k_base or
+// cl100k_base, from github.com/tiktoken-go/tokenizer), and cl100k_base as the documented
+// estimate for other models. Per-message counts are cached: strategies count before every
+// request.
+//
+// # What the model is sent
+//
+// A history grows by two or more messages per tool round; after a few dozen rounds it costs
+// more than it helps, then it overflows. An agentkit.ContextStrategy (Options.Context) picks
+// the view sent before every request, from the whole transcript, which itself is never
+// shortened. The strategies here cut only between turns — a turn is a user message and
+// everything up to the next one — and always keep the system prompt and the first user
+// message (the task):
+//
+//   - [Window] keeps the latest turns that fit in a token budget.
+//   - [ClearToolResults] replaces the old tool results with a short placeholder, leaving the
+//     calls and their pairing in place.
+//   - [Fold] folds the oldest turns into one structured summary when the estimate passes a
+//     trigger — the task and the user's constraints, the facts learned from tools, the
+//     decisions taken, the open items — written by a [Summarizer] (a model call by default,
+//     [ModelSummarizer]), incrementally and in batches, so that summarizing is rare.
+//   - [Chain] composes them: Chain(Fold(…), ClearToolResults(2), Window(…)).
+//
+// A budget smaller than what must be kept is an error wrapping [ErrBudgetTooSmall], never a
+// silent overflow; a failed summary leaves the request unfolded. Every view passes
+// agentkit.ValidateHistory.
+//
+// # Nothing is lost
+//
+// What a strategy leaves out stays in the store. [RecallTool] gives the model the tool
+// recall_history, to search the stored history of its own session — the session comes from
+// the run's context, set with [WithSession] — for the exact detail a summary left out.
+package memory

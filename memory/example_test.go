@@ -1,0 +1,172 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/agentkit/agentkittest"
+	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/tool"
+)
+
+// A conversation of three runs on one session. Before every request the Fold strategy
+// checks the estimate; when it passes the trigger, the oldest turns are folded into one
+// summary (the first user message and the latest turn stay), while the store keeps every
+// message.
+func Example() {
+	ctx := context.Background()
+	store := memory.NewInMemory()
+
+	weather := tool.New("get_weather", "查询指定城市的当前天气。",
+		func(ctx context.Context, in struct {
+			City string `json:"city"`
+		}) (string, error) {
+			return in.City + "：晴，26℃。东南风2级，湿度40%，空气质量优。未来三天：晴 27℃，多云 25℃，小雨 22℃。", nil
+		})
+
+	// A scripted summarizer; a real application uses
+	// memory.ModelSummarizer{Model: client, ModelName: "gpt-4o-mini"}.
+	summarizer := memory.SummarizerFunc(func(ctx context.Context, previous string, turns []openai.ChatCompletionMessage) (string, error) {
+		facts := []string{"## Facts learned from tools"}
+		if previous != "" {
+			facts = strings.Split(previous, "\n")
+		}
+		for _, m := range turns {
+			if m.Role == openai.ChatMessageRoleTool {
+				fact, _, _ := strings.Cut(m.Content, "。")
+				facts = append(facts, "- get_weather: "+fact)
+			}
+		}
+		return strings.Join(facts, "\n"), nil
+	})
+
+	model := agentkittest.New(nil,
+		agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"北京"}`)),
+		agentkittest.Text("北京今天晴，26℃。"),
+		agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"上海"}`)),
+		agentkittest.Text("上海也是晴天，26℃。"),
+		agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"广州"}`)),
+		agentkittest.Text("广州同样晴，26℃。三个城市都适合出行。"),
+	)
+	agent := agentkit.New(model, &agentkit.Options{
+		Model:        "gpt-4o-mini",
+		Instructions: "你是一个天气助手。",
+		Tools:        []*tool.Tool{weather},
+		Memory:       store,
+		Context: memory.Fold(memory.FoldOptions{
+			Trigger:    160,
+			Keep:       1,
+			Summarizer: summarizer,
+			Counter:    memory.NewCounter("gpt-4o-mini"),
+			OnEvent: func(ctx context.Context, e memory.FoldEvent) {
+				fmt.Printf("  (folded %d messages: %d → %d tokens)\n", e.Batch, e.Before, e.After)
+			},
+		}),
+	})
+
+	for _, q := range []string{"北京天气怎么样？", "上海呢？", "广州呢？"} {
+		res, err := agent.RunSession(ctx, "demo", q)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		fmt.Println(q, "→", res.Output)
+	}
+
+	reqs := model.Requests()
+	fmt.Println("The last request:")
+	fmt.Print(agentkit.FormatTranscript(reqs[len(reqs)-1].Messages))
+	stored, _ := store.Load(ctx, "demo")
+	fmt.Println("Messages in the store:", len(stored))
+	// Output:
+	// 北京天气怎么样？ → 北京今天晴，26℃。
+	//   (folded 3 messages: 163 → 116 tokens)
+	// 上海呢？ → 上海也是晴天，26℃。
+	//   (folded 4 messages: 197 → 126 tokens)
+	// 广州呢？ → 广州同样晴，26℃。三个城市都适合出行。
+	// The last request:
+	// [0] system: 你是一个天气助手。
+	// [1] user: 北京天气怎么样？
+	// [2] assistant: [Summary of earlier conversation]
+	//     ## Facts learned from tools
+	//     - get_weather: 北京：晴，26℃
+	//     - get_weather: 上海：晴，26℃
+	// [3] user: 广州呢？
+	// [4] assistant:
+	//     -> get_weather({"city":"广州"}) [call_3]
+	// [5] tool (call_3): 广州：晴，26℃。东南风2级，湿度40%，空气质量优。未来三天：晴 27℃，多云 25℃，小雨 22℃。
+	// Messages in the store: 12
+}
+
+// Window keeps the system prompt, the first user message and the latest turns that fit.
+func ExampleWindow() {
+	msgs := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: "You are a helpful assistant."},
+		{Role: openai.ChatMessageRoleUser, Content: "Plan a trip to Beijing."},
+		{Role: openai.ChatMessageRoleAssistant, Content: "Sure. When do you leave, and for how long?"},
+		{Role: openai.ChatMessageRoleUser, Content: "Next Monday, for three days."},
+		{Role: openai.ChatMessageRoleAssistant, Content: "Day 1: the Forbidden City. Day 2: the Great Wall. Day 3: the Summer Palace."},
+		{Role: openai.ChatMessageRoleUser, Content: "Swap days 2 and 3."},
+	}
+	w := memory.Window(memory.WindowOptions{Budget: 80, Counter: memory.NewCounter("gpt-4o")})
+	view, err := w.Apply(context.Background(), "", msgs)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(agentkit.FormatTranscript(view))
+	// Output:
+	// [0] system: You are a helpful assistant.
+	// [1] user: Plan a trip to Beijing.
+	// [2] user: Next Monday, for three days.
+	// [3] assistant: Day 1: the Forbidden City. Day 2: the Great Wall. Day 3: the Summer Palace.
+	// [4] user: Swap days 2 and 3.
+}
+
+// ClearToolResults keeps every call answered while old results shrink to a placeholder.
+func ExampleClearToolResults() {
+	call := func(id, city string) openai.ChatCompletionMessage {
+		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{
+			{ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"` + city + `"}`}},
+		}}
+	}
+	result := func(id, text string) openai.ChatCompletionMessage {
+		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: text}
+	}
+	long := strings.Repeat("sunny, 26°C; ", 10)
+	msgs := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: "Beijing?"},
+		call("call_1", "Beijing"), result("call_1", long),
+		{Role: openai.ChatMessageRoleAssistant, Content: "Sunny."},
+		{Role: openai.ChatMessageRoleUser, Content: "Shanghai?"},
+		call("call_2", "Shanghai"), result("call_2", long),
+	}
+	view, _ := memory.ClearToolResults(1).Apply(context.Background(), "", msgs)
+	fmt.Print(agentkit.FormatTranscript(view))
+	// Output:
+	// [0] user: Beijing?
+	// [1] assistant:
+	//     -> get_weather({"city":"Beijing"}) [call_1]
+	// [2] tool (call_1): [tool result cleared to save context: 130 characters]
+	// [3] assistant: Sunny.
+	// [4] user: Shanghai?
+	// [5] assistant:
+	//     -> get_weather({"city":"Shanghai"}) [call_2]
+	// [6] tool (call_2): sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C;
+}
+
+// Counting the tokens of a request offline.
+func ExampleCounter() {
+	c := memory.NewCounter("gpt-4o-mini")
+	msgs := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: "You are a helpful assistant."},
+		{Role: openai.ChatMessageRoleUser, Content: "北京天气怎么样？"},
+	}
+	fmt.Println(c.Encoding(), c.Messages(msgs))
+	// Output:
+	// o200k_base 21
+}

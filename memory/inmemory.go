@@ -1,0 +1,108 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+)
+
+// InMemory is a Memory that keeps sessions in the process's memory: the zero-configuration
+// default, for tests, demos and single-process services that can lose their conversations on
+// restart. It is safe for concurrent use, and its zero value is ready to use.
+//
+// Append and Load copy the messages, so neither the caller's later changes nor the store's
+// reach the other. Lock waits (until its context is done) for the run holding the session:
+// runs of one session are serialized, never refused.
+type InMemory struct {
+	mu        sync.RWMutex
+	sessions  map[string][]openai.ChatCompletionMessage
+	summaries map[string]Summary
+	locks     lockTable
+}
+
+var (
+	_ agentkit.Memory        = (*InMemory)(nil)
+	_ agentkit.SessionLocker = (*InMemory)(nil)
+	_ Searcher               = (*InMemory)(nil)
+	_ SummaryStore           = (*InMemory)(nil)
+)
+
+// NewInMemory returns an empty in-memory store.
+func NewInMemory() *InMemory { return &InMemory{} }
+
+// Load returns a copy of the session's history; empty for an unknown session.
+func (s *InMemory) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return cloneMessages(s.sessions[session]), nil
+}
+
+// Append adds a copy of msgs to the end of the session's history, atomically: concurrent
+// appends to one session never interleave their messages.
+func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memory: appending to session %q: %w", session, err)
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	c := cloneMessages(msgs)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessions == nil {
+		s.sessions = make(map[string][]openai.ChatCompletionMessage)
+	}
+	s.sessions[session] = append(s.sessions[session], c...)
+	return nil
+}
+
+// Lock waits until no other run holds the session, then holds it until unlock is called.
+// When ctx is done first, the error wraps both agentkit.ErrSessionBusy and ctx.Err().
+func (s *InMemory) Lock(ctx context.Context, session string) (unlock func(), err error) {
+	return s.locks.lock(ctx, session)
+}
+
+// Search searches the session's history (see [SearchMessages]).
+func (s *InMemory) Search(ctx context.Context, session string, q Query) ([]Match, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory: searching session %q: %w", session, err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	matches := SearchMessages(s.sessions[session], q)
+	for i := range matches {
+		matches[i].Message = cloneMessage(matches[i].Message)
+	}
+	return matches, nil
+}
+
+// LoadSummary returns the summary Fold saved for the session.
+func (s *InMemory) LoadSummary(ctx context.Context, session string) (Summary, error) {
+	if err := ctx.Err(); err != nil {
+		return Summary{}, fmt.Errorf("memory: loading the summary of session %q: %w", session, err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.summaries[session], nil
+}
+
+// SaveSummary keeps the session's summary for Fold.
+func (s *InMemory) SaveSummary(ctx context.Context, session string, sum Summary) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memory: saving the summary of session %q: %w", session, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.summaries == nil {
+		s.summaries = make(map[string]Summary)
+	}
+	s.summaries[session] = sum
+	return nil
+}

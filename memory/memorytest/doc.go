@@ -1,0 +1,18 @@
+// Package memorytest is a conformance kit for agentkit.Memory implementations, the way
+// testing/slogtest is for slog handlers: a store that passes [Run] keeps what the agent loop
+// relies on.
+//
+//	func TestConformance(t *testing.T) {
+//		memorytest.Run(t, func(t *testing.T) agentkit.Memory {
+//			return mystore.New(t.TempDir())
+//		})
+//	}
+//
+// Run checks that a store keeps the order of messages across appends; keeps every batch
+// whole and in one piece, so a tool call is never separated from its results (the history
+// loaded after each complete step passes agentkit.ValidateHistory); isolates sessions, also
+// under concurrent appends; honours a canceled context (an error wrapping ctx.Err(), and
+// nothing appended); returns an empty history for an unknown session; copies what it is
+// given and what it returns; round-trips every field of a message; and, when the store is an
+// agentkit.SessionLocker, that a held session is never granted twice.
+package memorytest

@@ -1,0 +1,144 @@
+package memorytest_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/memory/memorytest"
+)
+
+// flawed is a store with one chosen flaw.
+type flawed struct {
+	flaw string
+	mu   sync.Mutex
+	m    map[string][]openai.ChatCompletionMessage
+}
+
+func (s *flawed) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
+	if err := ctx.Err(); err != nil && s.flaw != "ignores context" {
+		return nil, err
+	}
+	if s.flaw == "one session for all" {
+		session = ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	got, ok := s.m[session]
+	switch {
+	case !ok && s.flaw == "unknown session is an error":
+		return nil, errors.New("no such session")
+	case s.flaw == "shares loaded slices":
+		return got, nil
+	case s.flaw == "reverses":
+		got = slices.Clone(got)
+		slices.Reverse(got)
+		return got, nil
+	}
+	out := make([]openai.ChatCompletionMessage, len(got))
+	for i, m := range got {
+		m.ToolCalls = slices.Clone(m.ToolCalls)
+		out[i] = m
+	}
+	return out, nil
+}
+
+func (s *flawed) Append(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) error {
+	if err := ctx.Err(); err != nil && s.flaw != "ignores context" {
+		return err
+	}
+	if s.flaw == "one session for all" {
+		session = ""
+	}
+	if s.flaw == "not atomic" {
+		for _, m := range msgs {
+			s.mu.Lock()
+			s.m[session] = append(s.m[session], m)
+			s.mu.Unlock()
+			time.Sleep(50 * time.Microsecond)
+		}
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.flaw == "keeps the caller's slices" {
+		s.m[session] = append(s.m[session], msgs...)
+		if len(s.m[session]) == len(msgs) {
+			s.m[session] = msgs // the caller's array itself
+		}
+		return nil
+	}
+	for _, m := range msgs {
+		m.ToolCalls = slices.Clone(m.ToolCalls)
+		s.m[session] = append(s.m[session], m)
+	}
+	return nil
+}
+
+// grantsTwice is a SessionLocker that never refuses.
+type grantsTwice struct{ *flawed }
+
+func (g grantsTwice) Lock(ctx context.Context, session string) (func(), error) {
+	return func() {}, nil
+}
+
+var flaws = map[string]string{ // flaw → the subtest that must catch it
+	"ignores context":             "CanceledContext",
+	"one session for all":         "IsolatesSessions",
+	"unknown session is an error": "UnknownSessionIsEmpty",
+	"shares loaded slices":        "CopiesLoaded",
+	"reverses":                    "KeepsOrder",
+	"not atomic":                  "ConcurrentAppendsOneSession",
+	"keeps the caller's slices":   "CopiesAppended",
+	"grants a held session":       "Locker",
+}
+
+func newFlawed(flaw string) agentkit.Memory {
+	f := &flawed{flaw: flaw, m: map[string][]openai.ChatCompletionMessage{}}
+	if flaw == "grants a held session" {
+		return grantsTwice{flawed: f}
+	}
+	return f
+}
+
+// The kit catches each flaw: run in a child process (a failing kit fails its test), the
+// subtest named for the flaw fails.
+func TestKitCatchesFlawedStores(t *testing.T) {
+	if flaw := os.Getenv("MEMORYTEST_FLAW"); flaw != "" {
+		memorytest.Run(t, func(t *testing.T) agentkit.Memory { return newFlawed(flaw) })
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	for flaw, subtest := range flaws {
+		t.Run(flaw, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestKitCatchesFlawedStores$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), "MEMORYTEST_FLAW="+flaw)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the kit passed a store that %s", flaw)
+			}
+			if !strings.Contains(string(out), "--- FAIL: TestKitCatchesFlawedStores/"+subtest) {
+				t.Errorf("subtest %s did not fail for a store that %s:\n%s", subtest, flaw, out)
+			}
+		})
+	}
+}
+
+// The flawless version of the same store passes.
+func TestKitPassesSoundStores(t *testing.T) {
+	memorytest.Run(t, func(t *testing.T) agentkit.Memory { return newFlawed("") })
+	memorytest.Run(t, func(t *testing.T) agentkit.Memory { return memory.NewInMemory() })
+}
