@@ -76,6 +76,7 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 		}
 		defer unlock()
 	}
+	ctx = context.WithValue(ctx, sessionKey{}, session)
 	hist, err := mem.Load(ctx, session)
 	if err != nil {
 		return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
@@ -98,4 +99,13 @@ func (r *run) persist(ctx context.Context) error {
 	}
 	r.persisted = len(r.res.Messages)
 	return nil
+}
+
+type sessionKey struct{}
+
+// SessionFromContext returns the session of the RunSession whose context ctx is, or derives
+// from: tools and middleware of a session run (a recall tool, a per-user policy) read it.
+func SessionFromContext(ctx context.Context) (string, bool) {
+	s, ok := ctx.Value(sessionKey{}).(string)
+	return s, ok
 }

@@ -48,7 +48,7 @@ func TestRunSessionSQLiteEndToEnd(t *testing.T) {
 			Memory:       store,
 			Context:      memory.Window(memory.WindowOptions{Budget: 100_000}),
 		})
-		res, err := agent.RunSession(memory.WithSession(ctx, session), session, input)
+		res, err := agent.RunSession(ctx, session, input)
 		return res, err, model
 	}
 
