@@ -22,13 +22,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/middleware"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -64,15 +67,32 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stderr, "quickstart:", err)
 		return 1
 	}
+	// Production defaults, composed here so you can copy them. Logs go to stderr: failed
+	// tool calls at Warn by default, every request, response and call with -v.
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	opts := &agentkit.Options{
 		Model:        modelName,
 		Instructions: "你是一个乐于助人的智能助手，可以通过工具获取实时信息。回答天气和计算问题时，必须基于最新的工具结果。",
 		Tools:        []*tool.Tool{weatherTool(), calculateTool()},
 		// FinalAnswerOnLimit: past the iteration bound the user still gets an answer.
 		FinalAnswerOnLimit: true,
-	}
-	if *verbose {
-		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		Logger:             logger,
+		// Tool middleware, outermost first: one log record per call; every failure in one
+		// envelope with guidance for the model; long results cut to 4000 characters (head and
+		// tail kept); each call bounded to 10 s even if the tool ignores its context.
+		Middleware: []tool.Middleware{
+			middleware.Log(logger, nil),
+			middleware.WrapErrors(nil),
+			middleware.Truncate(4000),
+			middleware.Timeout(10 * time.Second),
+		},
+		// Model calls: 429, 5xx and network errors retried with backoff, honoring the
+		// server's Retry-After (read by the transport installed in newModel).
+		ModelMiddleware: []agentkit.ModelMiddleware{middleware.ModelRetry(nil)},
 	}
 	agent := agentkit.New(model, opts)
 
@@ -109,6 +129,9 @@ func newModel(getenv func(string) string, question string, stderr io.Writer) (ag
 	if base != "" {
 		cfg.BaseURL = strings.TrimRight(base, "/")
 	}
+	// go-openai does not expose response headers on errors: this transport hands the
+	// Retry-After of a 429 or 503 to middleware.ModelRetry.
+	cfg.HTTPClient = &http.Client{Transport: middleware.RetryAfterTransport(nil)}
 	return agentkit.OpenAIStreaming(openai.NewClientWithConfig(cfg)), name, nil
 }
 

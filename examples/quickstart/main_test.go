@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -115,5 +116,33 @@ func TestStreamFlag(t *testing.T) {
 	}
 	if got := stdout.String(); !strings.Contains(got, "83699.1") || !strings.HasSuffix(got, "\n") || strings.Count(got, "\n") != 1 {
 		t.Errorf("streamed answer = %q", got)
+	}
+}
+
+// 429 with Retry-After, then success: the quickstart's model retry waits as asked.
+func TestRetryAfterThenSuccess(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if n.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(429)
+			w.Write([]byte(`{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`))
+			return
+		}
+		w.Write([]byte(`{"id":"x","object":"chat.completion","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"你好！"}}]}`))
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(context.Background(), []string{"你好"}, env(map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1"}), &stdout, &stderr)
+	if code != 0 || strings.TrimSpace(stdout.String()) != "你好！" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	if n.Load() != 2 {
+		t.Errorf("%d requests, want 2", n.Load())
+	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Errorf("retried after %v, before the server's Retry-After of 1s", waited)
 	}
 }
