@@ -53,5 +53,6 @@
 //
 // What a strategy leaves out stays in the store. [RecallTool] gives the model the tool
 // recall_history, to search the stored history of its own session — the session comes from
-// the run's context, set with [WithSession] — for the exact detail a summary left out.
+// the run's context: RunSession puts it there, [WithSession] for other runs — for the exact
+// detail a summary left out.
 package memory
