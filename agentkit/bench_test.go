@@ -143,3 +143,17 @@ func BenchmarkSleepRound(b *testing.B) {
 	b.Run("calls=1", func(b *testing.B) { sleepRound(b, 1) })
 	b.Run("calls=8", func(b *testing.B) { sleepRound(b, 8) })
 }
+
+// BenchmarkRoundSequential is BenchmarkRound with MaxConcurrency 1: the calls run inline,
+// one after the other. The difference with BenchmarkRound is the cost of concurrency.
+func BenchmarkRoundSequential(b *testing.B) {
+	a := agentkit.New(newRoundModel(), &agentkit.Options{Model: "gpt-4o-mini", Instructions: "你是一个乐于助人的智能助手。", Tools: benchTools(), MaxConcurrency: 1})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := a.Run(ctx, "北京天气怎么样？顺便帮我算一下 123.45 * 678")
+		if err != nil || res.Output == "" {
+			b.Fatal(err)
+		}
+	}
+}

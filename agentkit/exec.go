@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolcall/toolcall/tool"
@@ -47,25 +48,56 @@ func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRe
 			rec CallRecord
 		}
 		out := make(chan outcome, len(parallel)) // buffered: a late sender never blocks
-		for _, i := range parallel {
-			if p := pending[i]; p != nil {
-				go func() {
-					<-p.done // the early call ends when it returns or its turn is canceled
-					out <- outcome{i, p.rec}
-				}()
-				continue
-			}
-			go func() {
-				select {
-				case sem <- struct{}{}:
-				case <-ctx.Done():
-					out <- outcome{i, CallRecord{Call: calls[i], Result: canceled(calls[i], ctx.Err())}}
-					return
+		if len(pending) == 0 {
+			// The calls are taken from a shared counter by at most MaxConcurrency workers.
+			// The first works at once — this goroutine itself when ctx can never be canceled
+			// (nothing can then make Run return before the calls end); the others join after
+			// helperDelay. Quick tools are thus all done by the first worker, with no
+			// goroutine wake-up to wait for; slow ones still overlap, joined within
+			// microseconds of the first.
+			var next atomic.Int32
+			work := func(delay bool) {
+				if delay {
+					time.Sleep(helperDelay)
 				}
-				rec := r.invoke(ctx, iter, calls[i])
-				<-sem
-				out <- outcome{i, rec}
-			}()
+				for {
+					k := int(next.Add(1)) - 1
+					if k >= len(parallel) || ctx.Err() != nil && delay {
+						return
+					}
+					i := parallel[k]
+					out <- outcome{i, r.invoke(ctx, iter, calls[i])}
+				}
+			}
+			for range min(len(parallel), r.a.opts.MaxConcurrency) - 1 {
+				go work(true)
+			}
+			if ctx.Done() == nil {
+				work(false)
+			} else {
+				go work(false)
+			}
+		} else {
+			for _, i := range parallel {
+				if p := pending[i]; p != nil {
+					go func() {
+						<-p.done // the early call ends when it returns or its turn is canceled
+						out <- outcome{i, p.rec}
+					}()
+					continue
+				}
+				go func() {
+					select {
+					case sem <- struct{}{}:
+					case <-ctx.Done():
+						out <- outcome{i, CallRecord{Call: calls[i], Result: canceled(calls[i], ctx.Err())}}
+						return
+					}
+					rec := r.invoke(ctx, iter, calls[i])
+					<-sem
+					out <- outcome{i, rec}
+				}()
+			}
 		}
 	wait:
 		for range parallel {
@@ -90,7 +122,7 @@ func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRe
 		if ctx.Err() != nil {
 			break
 		}
-		recs[i], done[i] = r.invoke(ctx, iter, calls[i]), true
+		recs[i], done[i] = r.guarded(ctx, iter, calls[i])
 	}
 	for i := range recs {
 		if !done[i] {
@@ -100,6 +132,33 @@ func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRe
 	return recs
 }
 
+// guarded runs one call and returns its record, or returns at once with done false when ctx
+// is canceled first. A context that can never be canceled (context.Background) needs no
+// goroutine: the call runs inline.
+func (r *run) guarded(ctx context.Context, iter int, call tool.Call) (CallRecord, bool) {
+	if ctx.Done() == nil {
+		return r.invoke(ctx, iter, call), true
+	}
+	out := make(chan CallRecord, 1) // buffered: the goroutine never blocks, even when abandoned
+	go func() { out <- r.invoke(ctx, iter, call) }()
+	select {
+	case rec := <-out:
+		return rec, true
+	case <-ctx.Done():
+		select {
+		case rec := <-out: // finished at the same moment: keep it
+			return rec, true
+		default:
+			return CallRecord{}, false
+		}
+	}
+}
+
+// helperDelay is how long the workers after the first wait before taking calls of a turn:
+// long enough for a quick tool to be done by the first worker alone, short against the
+// latency of a tool worth running in parallel (network calls take milliseconds).
+const helperDelay = 50 * time.Microsecond
+
 func canceled(c tool.Call, err error) tool.Result {
 	return tool.Result{Kind: tool.KindCanceled, Err: err, Content: "error: the call to " + c.Name + " was canceled before it finished."}
 }
@@ -108,7 +167,10 @@ func canceled(c tool.Call, err error) tool.Result {
 // middleware (the tool's own panics are recovered by tool.Handle), and reporting it.
 func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRecord) {
 	rec.Call = call
-	r.emit(ctx, Event{Kind: EventToolStart, Iteration: iter, Call: &rec.Call})
+	if r.observed() {
+		c := call // copies: taking rec's address would move it to the heap for every call
+		r.emit(ctx, Event{Kind: EventToolStart, Iteration: iter, Call: &c})
+	}
 	start := time.Now()
 	func() {
 		defer func() {
@@ -124,7 +186,10 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 	if rec.Result.Content == "" {
 		rec.Result.Content = tool.EmptyContent
 	}
-	r.emit(ctx, Event{Kind: EventToolEnd, Iteration: iter, Call: &rec.Call, Result: &rec.Result, Duration: rec.Duration})
+	if r.observed() {
+		c, res := rec.Call, rec.Result
+		r.emit(ctx, Event{Kind: EventToolEnd, Iteration: iter, Call: &c, Result: &res, Duration: rec.Duration})
+	}
 	if l := r.a.opts.Logger; l != nil {
 		attrs := []slog.Attr{slog.Int("iteration", iter), slog.String("tool", call.Name), slog.String("call_id", call.ID),
 			slog.Duration("duration", rec.Duration), slog.String("kind", string(rec.Result.Kind))}

@@ -101,7 +101,14 @@ func (e *HistoryError) Error() string {
 // ValidateHistory allocates nothing for a valid history of up to 128 tool calls; it runs
 // before every model request.
 func ValidateHistory(msgs []openai.ChatCompletionMessage) error {
-	var v validator
+	return validateHistory(msgs, true)
+}
+
+// validateHistory is ValidateHistory; with checkArgs false it trusts that every call's
+// arguments are a JSON object — the loop's own messages, normalized when they were appended,
+// whose parsing is most of the cost of validating before every request.
+func validateHistory(msgs []openai.ChatCompletionMessage, checkArgs bool) error {
+	v := validator{checkArgs: checkArgs}
 	calls := 0
 	for i := range msgs {
 		if msgs[i].Role == openai.ChatMessageRoleAssistant {
@@ -162,7 +169,8 @@ func ValidateHistory(msgs []openai.ChatCompletionMessage) error {
 }
 
 type validator struct {
-	problems []HistoryProblem
+	problems  []HistoryProblem
+	checkArgs bool
 }
 
 func (v *validator) add(i int, id, reason string) {
@@ -211,7 +219,7 @@ func (v *validator) calls(msgs []openai.ChatCompletionMessage, i int, ids *idSet
 		}
 		if call.Function.Arguments == "" {
 			v.add(i, call.ID, `tool call arguments are empty; some providers reject them (want a JSON object such as "{}")`)
-		} else if !validArguments(call.Function.Arguments) {
+		} else if v.checkArgs && !validArguments(call.Function.Arguments) {
 			v.add(i, call.ID, "tool call arguments are not a JSON object; providers such as Qwen reject replaying them")
 		}
 	}

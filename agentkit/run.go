@@ -2,7 +2,6 @@ package agentkit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -43,8 +42,10 @@ func (a *Agent) RunMessages(ctx context.Context, history []openai.ChatCompletion
 
 // newRun prepares the state of a run on history.
 func (a *Agent) newRun(history []openai.ChatCompletionMessage) *run {
-	r := &run{a: a, res: &Result{}, ids: make(map[string]struct{})}
-	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+1+4*a.opts.MaxIterations)
+	r := &run{a: a, res: &Result{Steps: make([]Step, 0, 2)}, ids: make(map[string]struct{})}
+	// Room for the system prompt and one round (a reply with a few calls, their results and
+	// the answer); a message is ~300 bytes, so more than that is left to append.
+	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+1+6)
 	if a.opts.Instructions != "" && (len(history) == 0 || (history[0].Role != openai.ChatMessageRoleSystem && history[0].Role != openai.ChatMessageRoleDeveloper)) {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.opts.Instructions})
 	}
@@ -199,6 +200,9 @@ func (r *run) finish(ctx context.Context, stop StopReason, err error) (*Result, 
 	return r.res, err
 }
 
+// observed reports whether anyone receives events: building one costs allocations.
+func (r *run) observed() bool { return r.a.opts.OnEvent != nil || r.sink != nil }
+
 func (r *run) emit(ctx context.Context, e Event) {
 	if f := r.a.opts.OnEvent; f != nil {
 		f(ctx, e)
@@ -241,17 +245,25 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		return openai.ChatCompletionMessage{}, err
 	}
 	req := r.request(final)
+	// The input history was validated whole when the run began, and every message appended
+	// since was normalized, so the arguments' JSON need not be parsed again — unless a
+	// context strategy rewrote the messages.
+	checkArgs := false
 	if cs := r.a.opts.Context; cs != nil {
 		view, err := cs.Apply(ctx, r.session, req.Messages)
 		if err != nil {
 			return openai.ChatCompletionMessage{}, &contextError{fmt.Errorf("agentkit: context strategy before model call %d: %w", iter, err)}
 		}
 		req.Messages = view
+		checkArgs = true
 	}
-	if err := ValidateHistory(req.Messages); err != nil {
+	if err := validateHistory(req.Messages, checkArgs); err != nil {
 		return openai.ChatCompletionMessage{}, fmt.Errorf("%w before model call %d (a bug: please report it): %w", ErrInvalidHistory, iter, err)
 	}
-	r.emit(ctx, Event{Kind: EventModelRequest, Iteration: iter, Request: &req})
+	if r.observed() {
+		q := req // a copy: taking req's address would move it to the heap on every request
+		r.emit(ctx, Event{Kind: EventModelRequest, Iteration: iter, Request: &q})
+	}
 	if l := r.a.opts.Logger; l != nil && l.Enabled(ctx, slog.LevelDebug) {
 		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: model request", slog.Int("iteration", iter), slog.Int("messages", len(req.Messages)), slog.String("transcript", FormatTranscript(req.Messages)))
 	}
@@ -285,7 +297,10 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 	r.res.Usage.PromptTokens += resp.Usage.PromptTokens
 	r.res.Usage.CompletionTokens += resp.Usage.CompletionTokens
 	r.res.Usage.TotalTokens += resp.Usage.TotalTokens
-	r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Message: &msg, Usage: resp.Usage, Duration: dur})
+	if r.observed() {
+		m := msg
+		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Message: &m, Usage: resp.Usage, Duration: dur})
+	}
 	if l := r.a.opts.Logger; l != nil {
 		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: model response", slog.Int("iteration", iter), slog.Duration("duration", dur),
 			slog.Int("tool_calls", len(msg.ToolCalls)), slog.String("finish_reason", string(choice.FinishReason)), slog.Int("total_tokens", resp.Usage.TotalTokens))
@@ -327,7 +342,7 @@ func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCom
 			// Providers reject a replayed call without a name; the result tells the model.
 			c.Function.Name = MissingToolName
 		}
-		if !json.Valid([]byte(c.Function.Arguments)) {
+		if !validArguments(c.Function.Arguments) { // a JSON object, as ValidateHistory wants
 			if obj, _, err := tool.DecodeArguments(c.Function.Arguments, 0); err == nil {
 				c.Function.Arguments = string(obj)
 			} else {

@@ -55,15 +55,32 @@ func Chain(mw ...Middleware) Middleware {
 
 type callKey struct{}
 
+// callContext carries the call being served: one allocation, where context.WithValue would
+// box the Call in a second one.
+type callContext struct {
+	context.Context
+	call Call
+}
+
+func (c *callContext) Value(key any) any {
+	if key == (callKey{}) {
+		return &c.call
+	}
+	return c.Context.Value(key)
+}
+
 // WithCall returns a context carrying call, for code below the handler (the typed function of
 // a tool, or inner middleware) that wants to know which call it is serving.
 // [Tool.Handle] does this before running the tool's function.
 func WithCall(ctx context.Context, call Call) context.Context {
-	return context.WithValue(ctx, callKey{}, call)
+	return &callContext{Context: ctx, call: call}
 }
 
 // CallFromContext returns the call being served, as set by [WithCall].
 func CallFromContext(ctx context.Context) (Call, bool) {
-	c, ok := ctx.Value(callKey{}).(Call)
-	return c, ok
+	c, ok := ctx.Value(callKey{}).(*Call)
+	if !ok {
+		return Call{}, false
+	}
+	return *c, true
 }
