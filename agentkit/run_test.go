@@ -523,3 +523,41 @@ func TestCallWithoutName(t *testing.T) {
 		t.Errorf("replayed name = %q", name)
 	}
 }
+
+// One Agent, many concurrent runs: no shared state between them (run with -race).
+func TestAgentConcurrentRuns(t *testing.T) {
+	model := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		last := req.Messages[len(req.Messages)-1]
+		msg := openai.ChatCompletionMessage{Role: "assistant"}
+		if last.Role == openai.ChatMessageRoleUser {
+			msg.ToolCalls = []openai.ToolCall{{ID: "c", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"` + last.Content + `"}`}}}
+		} else {
+			msg.Content = "answer: " + last.Content
+		}
+		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg}}}, nil
+	})
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{weatherTool()}})
+	var wg sync.WaitGroup
+	cities := []string{"北京", "上海", "广州", "深圳"}
+	errs := make(chan string, 40)
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			city := cities[i%len(cities)]
+			res, err := a.Run(context.Background(), city)
+			want := "answer: " + weatherData[city]
+			if city == "深圳" {
+				want = "answer: 深圳暂无数据"
+			}
+			if err != nil || res.Output != want {
+				errs <- fmt.Sprintf("run %d: %q, %v; want %q", i, res.Output, err, want)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
