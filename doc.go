@@ -20,7 +20,17 @@
 //     is validated before every request, and a Result (transcript, steps, usage, stop reason)
 //     on every exit path. A *openai.Client (github.com/sashabaranov/go-openai) is a Model as it
 //     is, so any OpenAI-compatible server works by changing its BaseURL.
-//   - agentkit/agentkittest: a scripted model for testing agents offline.
+//   - agentkit/agentkittest: a scripted model (plain and streaming) for testing agents offline.
+//   - middleware: production middleware for tool calls (Timeout, Truncate, Structure,
+//     WrapErrors, Retry, Allow/Deny, Check, Approve, Log), for model calls (ModelRetry with
+//     Retry-After, ModelTimeout, ModelLog) and OpenTelemetry spans (NewTracing).
+//   - memory: sessions (in-memory, SQLite) for agent.RunSession, offline token counting, and
+//     context strategies (Window, ClearToolResults, Fold into a summary) that keep long
+//     conversations within budget without breaking a tool call from its results;
+//     memory/memorytest is the conformance kit for stores.
+//
+// Streaming: agent.RunStream yields text deltas, tool calls as they are announced and
+// completed, their results and the answer; calls start while the model is still streaming.
 //
 // A quick start:
 //

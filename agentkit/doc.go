@@ -38,6 +38,16 @@
 //     call and tool call with durations, error kinds and repairs), summed usage and a
 //     [StopReason]. A canceled run returns at once with a valid transcript.
 //
+// # Streaming, sessions, run middleware
+//
+// [Agent.RunStream] streams the model's reply (a [StreamingModel]; [OpenAIStreaming] adapts a
+// *openai.Client): its events are text deltas, tool calls announced and ready, results, step
+// ends and the answer, and a call starts as soon as its arguments are complete. The
+// [Assembler] rebuilds messages from chunks the way real providers send them.
+// [Agent.RunSession] loads and saves a conversation through Options.Memory, and
+// Options.Context chooses what the model is sent from a long one (package memory).
+// Options.RunMiddleware wraps whole runs (a tracing span, for one).
+//
 // # Observing a run
 //
 // Options.OnEvent receives model requests and responses and tool starts and ends;
