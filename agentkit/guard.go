@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/toolcall/toolcall/tool"
 )
@@ -19,6 +20,8 @@ type loopGuard struct {
 type callKey struct {
 	name string
 	args string // canonical JSON when decodable, else the raw text
+	raw  string // the arguments as sent
+	done bool   // args is canonical
 }
 
 // observe records the calls of a turn and returns how many turns in a row, this one
@@ -26,7 +29,7 @@ type callKey struct {
 func (g *loopGuard) observe(calls []tool.Call) int {
 	keys := make([]callKey, len(calls))
 	for i, c := range calls {
-		keys[i] = callKey{c.Name, c.Arguments}
+		keys[i] = callKey{name: c.Name, args: c.Arguments, raw: c.Arguments}
 	}
 	slices.SortFunc(keys, func(a, b callKey) int {
 		if a.name != b.name {
@@ -38,12 +41,20 @@ func (g *loopGuard) observe(calls []tool.Call) int {
 		return 0
 	})
 	if g.sameNames(keys) {
+		if sameRaw(keys, g.prev) {
+			g.repeats++
+			return g.repeats
+		}
+		if !mayEqual(keys, g.prev) {
+			g.prev, g.repeats = keys, 1
+			return 1
+		}
 		// Only now pay for canonical arguments: most turns differ by name already.
 		canonicalize(keys)
 		canonicalize(g.prev)
 		sortKeys(keys)
 		sortKeys(g.prev)
-		if slices.Equal(keys, g.prev) {
+		if slices.EqualFunc(keys, g.prev, func(a, b callKey) bool { return a.name == b.name && a.args == b.args }) {
 			g.repeats++
 			g.prev = keys
 			return g.repeats
@@ -87,6 +98,10 @@ func sortKeys(keys []callKey) {
 // which sorts object keys and normalizes spacing. Idempotent.
 func canonicalize(keys []callKey) {
 	for i := range keys {
+		if keys[i].done {
+			continue
+		}
+		keys[i].done = true
 		var v any
 		d := json.NewDecoder(bytes.NewReader([]byte(keys[i].args)))
 		d.UseNumber()
@@ -115,11 +130,56 @@ func (g *loopGuard) repeated(call tool.Call) bool {
 		if k.args == call.Arguments {
 			return true
 		}
-		one := []callKey{{call.Name, call.Arguments}}
+		one := []callKey{{name: call.Name, args: call.Arguments, raw: call.Arguments}}
 		canonicalize(one)
 		prev := []callKey{k}
 		canonicalize(prev)
 		if one[0].args == prev[0].args {
+			return true
+		}
+	}
+	return false
+}
+
+// sameRaw reports whether a and b, sorted alike, have byte-identical arguments.
+func sameRaw(a, b []callKey) bool {
+	for i := range a {
+		if a[i].raw != b[i].raw {
+			return false
+		}
+	}
+	return true
+}
+
+// mayEqual is a necessary condition, without allocating, for two sets of calls with the same
+// names to have the same canonical arguments: when no argument text has a backslash escape,
+// canonical forms only drop whitespace and reorder members, so both sets must have the same
+// bytes, whitespace aside. (It uses the raw texts, which prev keeps.) Objects with duplicate
+// keys, which decoding collapses, may be reported unequal: a missed repeat, never a false one.
+func mayEqual(a, b []callKey) bool {
+	var h [256]int32
+	for i := range a {
+		for j := 0; j < len(a[i].raw); j++ {
+			h[a[i].raw[j]]++
+		}
+		for j := 0; j < len(b[i].raw); j++ {
+			h[b[i].raw[j]]--
+		}
+	}
+	if h['\\'] != 0 || hasEscape(a) {
+		return true // an escape can spell the same string with other bytes
+	}
+	for c, n := range h {
+		if n != 0 && c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+func hasEscape(a []callKey) bool {
+	for i := range a {
+		if strings.IndexByte(a[i].raw, '\\') >= 0 {
 			return true
 		}
 	}

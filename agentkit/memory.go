@@ -81,8 +81,7 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 	if err != nil {
 		return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
 	}
-	hist = append(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input})
-	r := a.newRun(hist)
+	r := a.newRun(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input})
 	r.session, r.sessioned = session, true
 	r.persisted = r.res.New - 1 // the input message is new too
 	return r.start(ctx)

@@ -41,18 +41,19 @@ func (a *Agent) RunMessages(ctx context.Context, history []openai.ChatCompletion
 }
 
 // newRun prepares the state of a run on history.
-func (a *Agent) newRun(history []openai.ChatCompletionMessage) *run {
+func (a *Agent) newRun(history []openai.ChatCompletionMessage, more ...openai.ChatCompletionMessage) *run {
 	r := &run{a: a, res: &Result{Steps: make([]Step, 0, 2)}, ids: make(map[string]struct{})}
 	// Room for the system prompt and one round (a reply with a few calls, their results and
 	// the answer); a message is ~300 bytes, so more than that is left to append.
-	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+1+6)
+	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+len(more)+1+6)
 	if a.opts.Instructions != "" && (len(history) == 0 || (history[0].Role != openai.ChatMessageRoleSystem && history[0].Role != openai.ChatMessageRoleDeveloper)) {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.opts.Instructions})
 	}
 	msgs = append(msgs, history...)
+	msgs = append(msgs, more...)
 	r.res.Messages = msgs
 	r.res.New = len(msgs)
-	for _, m := range history {
+	for _, m := range msgs {
 		for _, c := range m.ToolCalls {
 			r.ids[c.ID] = struct{}{}
 		}
