@@ -561,3 +561,34 @@ func TestAgentConcurrentRuns(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// The loop guard compares arguments as JSON values: key order, spacing and escapes do not
+// make a call new; a different value does.
+func TestLoopGuardEquality(t *testing.T) {
+	tests := []struct {
+		first, second string
+		repeat        bool
+	}{
+		{`{"city":"北京"}`, `{"city":"北京"}`, true},
+		{`{"city":"北京","unit":"c"}`, `{ "unit" : "c", "city" : "北京" }`, true},
+		{`{"city":"北京"}`, `{"city":"\u5317\u4eac"}`, true},
+		{`{"city":"北京"}`, `{"city":"上海"}`, false},
+		{`{"city":"a b"}`, `{"city":"ab "}`, false},
+		{`{"n":1}`, `{"n":10}`, false},
+		{`{"city":"北京"}`, `{'city': '北京'}`, false}, // raw text compared when not JSON: not proven equal
+	}
+	for _, tc := range tests {
+		m := agentkittest.New(t,
+			agentkittest.ToolCalls(agentkittest.Call("get_weather", tc.first)),
+			agentkittest.ToolCalls(agentkittest.Call("get_weather", tc.second)),
+			agentkittest.Text("done"),
+		)
+		res, err := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{weatherTool()}, LoopLimit: 1, LoopStop: 3}).Run(context.Background(), "q")
+		if err != nil {
+			t.Fatalf("%s / %s: %v", tc.first, tc.second, err)
+		}
+		if got := res.Steps[1].Calls[0].Result.Kind == tool.KindLoop; got != tc.repeat {
+			t.Errorf("%s then %s: refused as a repeat = %v, want %v", tc.first, tc.second, got, tc.repeat)
+		}
+	}
+}
