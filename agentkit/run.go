@@ -74,6 +74,7 @@ type run struct {
 	session   string         // RunSession's session
 	sessioned bool           // messages are persisted to Options.Memory
 	persisted int            // Messages[:persisted] are stored (when sessioned)
+	validated int            // Messages[:validated] passed ValidateHistory
 	sink      func(Event)    // a streaming run's event channel
 	streamer  StreamingModel // set when the run streams
 	turn      *turnState     // calls of the current turn started while streaming
@@ -100,6 +101,7 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	if err := ValidateHistory(r.res.Messages); err != nil {
 		return r.finish(ctx, StopInvalidHistory, fmt.Errorf("%w: %w", ErrInvalidHistory, err))
 	}
+	r.validated = len(r.res.Messages)
 	for iter := 1; iter <= a.opts.MaxIterations; iter++ {
 		msg, err := r.step(ctx, iter, false)
 		if err != nil {
@@ -246,21 +248,25 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		return openai.ChatCompletionMessage{}, err
 	}
 	req := r.request(final)
-	// The input history was validated whole when the run began, and every message appended
-	// since was normalized, so the arguments' JSON need not be parsed again — unless a
-	// context strategy rewrote the messages.
-	checkArgs := false
 	if cs := r.a.opts.Context; cs != nil {
 		view, err := cs.Apply(ctx, r.session, req.Messages)
 		if err != nil {
 			return openai.ChatCompletionMessage{}, &contextError{fmt.Errorf("agentkit: context strategy before model call %d: %w", iter, err)}
 		}
 		req.Messages = view
-		checkArgs = true
-	}
-	if err := validateHistory(req.Messages, checkArgs); err != nil {
+		// A strategy's view is new: check all of it.
+		if err := ValidateHistory(req.Messages); err != nil {
+			return openai.ChatCompletionMessage{}, fmt.Errorf("%w: the context strategy's view before model call %d: %w", ErrInvalidHistory, iter, err)
+		}
+	} else if err := validateHistory(req.Messages[r.validated:], false); err != nil {
+		// The transcript up to r.validated passed when it was sent (the input history was
+		// checked whole, arguments included, when the run began). What the loop appended
+		// since — an assistant message with its tool block, or a user message — is checked
+		// on its own: its ids are unique in the whole transcript by construction (normalize)
+		// and its arguments normalized, so nothing else can have broken.
 		return openai.ChatCompletionMessage{}, fmt.Errorf("%w before model call %d (a bug: please report it): %w", ErrInvalidHistory, iter, err)
 	}
+	r.validated = len(req.Messages)
 	if r.observed() {
 		q := req // a copy: taking req's address would move it to the heap on every request
 		r.emit(ctx, Event{Kind: EventModelRequest, Iteration: iter, Request: &q})
