@@ -1,0 +1,3 @@
+module github.com/toolcall/toolcall/bench/internal/script
+
+go 1.26

@@ -1,0 +1,92 @@
+package bench
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/bench/internal/script"
+	"github.com/toolcall/toolcall/memory"
+)
+
+// TestWorkloads runs every workload once through every framework and checks the answers, so
+// that the benchmarks measure runs that work.
+func TestWorkloads(t *testing.T) {
+	ctx := context.Background()
+	for _, fw := range Frameworks() {
+		t.Run(fw.Name, func(t *testing.T) {
+			cases := []struct {
+				name  string
+				s     *script.Script
+				input string
+				want  string
+			}{
+				{"round", script.Round(), script.Input, "83699.1"},
+				{"sleep1", script.Sleeps(1), "sleep", "done"},
+				{"sleep8", script.Sleeps(8), "sleep", "done"},
+				{"chain", script.Chain(script.ChainLength), "chain", "ended at 20"},
+			}
+			for _, c := range cases {
+				run := fw.Agent(c.s)
+				for i := range 2 { // twice: responses built once must survive a run
+					start := time.Now()
+					out, err := run(ctx, c.input)
+					if err != nil || !strings.Contains(out, c.want) {
+						t.Errorf("%s, run %d: got %q, %v; want an answer containing %q", c.name, i+1, out, err, c.want)
+					}
+					t.Logf("%s, run %d: %v", c.name, i+1, time.Since(start).Round(time.Millisecond))
+				}
+			}
+			if testing.Short() {
+				return
+			}
+			conv := script.NewConversation(script.ConversationTurns)
+			for _, v := range fw.Conversations {
+				run := v.New(conv)
+				for i := range 2 {
+					if err := run(ctx); err != nil {
+						t.Errorf("conversation %s, run %d: %v", v.Name, i+1, err)
+					}
+				}
+				if n := conv.Misses.Load(); n > 0 {
+					t.Errorf("conversation %s: %d requests without a known user message", v.Name, n)
+				}
+			}
+		})
+	}
+}
+
+// TestWindowTurns checks WindowTurns: about as many turns as memory.Window keeps within
+// WindowBudget at the end of the conversation, so that the peers' turn- or item-count limits
+// send about as much as toolcall does.
+func TestWindowTurns(t *testing.T) {
+	c := script.NewConversation(script.ConversationTurns)
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: script.Instructions}}
+	for i, in := range c.Inputs {
+		call, answer := c.Replies[2*i].Calls[0], c.Replies[2*i+1].Text
+		msgs = append(msgs,
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in},
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: call.ID, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: call.Name, Arguments: call.Args}}}},
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: call.ID, Content: script.Weather(call.Map["city"].(string))},
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: answer},
+		)
+	}
+	view, err := memory.Window(memory.WindowOptions{Budget: WindowBudget, Counter: memory.NewCounter("gpt-4o-mini")}).Apply(context.Background(), "", msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := 0
+	for _, m := range view {
+		if m.Role == openai.ChatMessageRoleUser {
+			turns++
+		}
+	}
+	turns-- // the first user message is always kept
+	t.Logf("memory.Window(%d) keeps %d of %d turns (%d of %d messages)", WindowBudget, turns, len(c.Inputs), len(view), len(msgs))
+	if turns < WindowTurns*3/4 || turns > WindowTurns*5/4 {
+		t.Errorf("Window keeps %d turns; WindowTurns is %d: adjust it", turns, WindowTurns)
+	}
+}
