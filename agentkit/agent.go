@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"sync/atomic"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -81,6 +82,10 @@ type Agent struct {
 	handler  tool.Handler
 	temp     float32
 	sendTemp bool
+	// typical holds, per tool, a moving average of its calls' durations in nanoseconds
+	// (0 until its first call): the only state that changes after New, and only to choose
+	// how a turn's calls are scheduled.
+	typical map[*tool.Tool]*atomic.Int64
 }
 
 // New returns an Agent that calls model. It panics when model is nil or two tools share a
@@ -113,7 +118,7 @@ func New(model Model, opts *Options) *Agent {
 			model = mw(model)
 		}
 	}
-	a := &Agent{model: model, opts: o, byName: make(map[string]*tool.Tool, len(o.Tools))}
+	a := &Agent{model: model, opts: o, byName: make(map[string]*tool.Tool, len(o.Tools)), typical: make(map[*tool.Tool]*atomic.Int64, len(o.Tools))}
 	for i, t := range o.Tools {
 		if t == nil {
 			panic(fmt.Sprintf("agentkit.New: Tools[%d] is nil", i))
@@ -122,6 +127,7 @@ func New(model Model, opts *Options) *Agent {
 			panic(fmt.Sprintf("agentkit.New: two tools are named %q", t.Name()))
 		}
 		a.byName[t.Name()] = t
+		a.typical[t] = new(atomic.Int64)
 		a.names = append(a.names, t.Name())
 		a.defs = append(a.defs, Definition(t))
 	}

@@ -21,8 +21,16 @@ import (
 // goroutine ends as soon as its tool returns: none blocks on a channel nobody reads.
 func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRecord {
 	recs := make([]CallRecord, len(calls))
+	if r.turn == nil && r.quick(ctx, calls) {
+		// Quick tools, and a context that can never be canceled: one after the other,
+		// here, with nothing to set up.
+		for i := range calls {
+			recs[i] = r.invoke(ctx, iter, calls[i])
+		}
+		return recs
+	}
 	var pending map[int]*pendingCall
-	sem := make(chan struct{}, r.a.opts.MaxConcurrency)
+	var sem chan struct{}
 	if r.turn != nil { // streaming: some calls may have started already
 		pending, sem = r.turn.pending, r.turn.sem
 	}
@@ -41,6 +49,9 @@ func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRe
 		sequential = append(parallel, sequential...)
 		parallel = nil
 	}
+	if sem == nil && len(parallel) > 0 {
+		sem = make(chan struct{}, r.a.opts.MaxConcurrency)
+	}
 	done := make([]bool, len(calls))
 	if len(parallel) > 0 {
 		type outcome struct {
@@ -56,26 +67,33 @@ func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRe
 			// goroutine wake-up to wait for; slow ones still overlap, joined within
 			// microseconds of the first.
 			var next atomic.Int32
-			work := func(delay bool) {
-				if delay {
-					time.Sleep(helperDelay)
-				}
+			work := func() {
 				for {
 					k := int(next.Add(1)) - 1
-					if k >= len(parallel) || ctx.Err() != nil && delay {
+					if k >= len(parallel) {
 						return
 					}
 					i := parallel[k]
 					out <- outcome{i, r.invoke(ctx, iter, calls[i])}
 				}
 			}
-			for range min(len(parallel), r.a.opts.MaxConcurrency) - 1 {
-				go work(true)
+			if helpers := min(len(parallel), r.a.opts.MaxConcurrency) - 1; helpers > 0 {
+				// No goroutine until the turn has lasted helperDelay: a timer is cheaper
+				// than a goroutine that sleeps, and the turn's calls are usually done first.
+				t := time.AfterFunc(helperDelay, func() {
+					for range helpers {
+						if int(next.Load()) >= len(parallel) || ctx.Err() != nil {
+							return
+						}
+						go work()
+					}
+				})
+				defer t.Stop()
 			}
 			if ctx.Done() == nil {
-				work(false)
+				work()
 			} else {
-				go work(false)
+				go work()
 			}
 		} else {
 			for _, i := range parallel {
@@ -154,6 +172,29 @@ func (r *run) guarded(ctx context.Context, iter int, call tool.Call) (CallRecord
 	}
 }
 
+// quickCall is the typical duration under which a tool's calls run one after the other on
+// the loop's goroutine: handing a call to another goroutine costs microseconds, more than
+// such a call takes.
+const quickCall = 20 * time.Microsecond
+
+// quick reports whether every call of the turn is to a tool whose calls typically take
+// less than quickCall, or to no tool at all, and the context can never be canceled (with
+// one that can, calls run on other goroutines so that Run returns at once when it is).
+func (r *run) quick(ctx context.Context, calls []tool.Call) bool {
+	if ctx.Done() != nil || len(calls) > 8 {
+		return false
+	}
+	for i := range calls {
+		if t := calls[i].Tool; t != nil {
+			d := r.a.typical[t].Load()
+			if d == 0 || d > int64(quickCall) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // helperDelay is how long the workers after the first wait before taking calls of a turn:
 // long enough for a quick tool to be done by the first worker alone, short against the
 // latency of a tool worth running in parallel (network calls take milliseconds).
@@ -183,6 +224,15 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 		rec.Result = r.a.handler(ctx, call)
 	}()
 	rec.Duration = time.Since(start)
+	if t := call.Tool; t != nil {
+		if avg := r.a.typical[t]; avg != nil { // nil for a tool swapped in by middleware
+			d, old := int64(rec.Duration), avg.Load()
+			if old != 0 {
+				d = old + (d-old)/4
+			}
+			avg.Store(d) // no lock: an estimate, which concurrent calls only blur
+		}
+	}
 	if rec.Result.Content == "" {
 		rec.Result.Content = tool.EmptyContent
 	}
