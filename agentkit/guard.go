@@ -14,6 +14,7 @@ import (
 // same arguments compared as JSON values (key order and spacing ignored), in any order.
 type loopGuard struct {
 	prev    []callKey
+	spare   []callKey // the buffer observe fills next: two buffers take turns
 	repeats int
 }
 
@@ -27,9 +28,9 @@ type callKey struct {
 // observe records the calls of a turn and returns how many turns in a row, this one
 // included, made this same set of calls (1 for a new set).
 func (g *loopGuard) observe(calls []tool.Call) int {
-	keys := make([]callKey, len(calls))
-	for i, c := range calls {
-		keys[i] = callKey{name: c.Name, args: c.Arguments, raw: c.Arguments}
+	keys := g.spare[:0]
+	for _, c := range calls {
+		keys = append(keys, callKey{name: c.Name, args: c.Arguments, raw: c.Arguments})
 	}
 	slices.SortFunc(keys, func(a, b callKey) int {
 		if a.name != b.name {
@@ -42,11 +43,12 @@ func (g *loopGuard) observe(calls []tool.Call) int {
 	})
 	if g.sameNames(keys) {
 		if sameRaw(keys, g.prev) {
+			g.spare = keys
 			g.repeats++
 			return g.repeats
 		}
 		if !mayEqual(keys, g.prev) {
-			g.prev, g.repeats = keys, 1
+			g.prev, g.spare, g.repeats = keys, g.prev, 1
 			return 1
 		}
 		// Only now pay for canonical arguments: most turns differ by name already.
@@ -56,11 +58,11 @@ func (g *loopGuard) observe(calls []tool.Call) int {
 		sortKeys(g.prev)
 		if slices.EqualFunc(keys, g.prev, func(a, b callKey) bool { return a.name == b.name && a.args == b.args }) {
 			g.repeats++
-			g.prev = keys
+			g.prev, g.spare = keys, g.prev
 			return g.repeats
 		}
 	}
-	g.prev, g.repeats = keys, 1
+	g.prev, g.spare, g.repeats = keys, g.prev, 1
 	return 1
 }
 

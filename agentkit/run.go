@@ -42,7 +42,7 @@ func (a *Agent) RunMessages(ctx context.Context, history []openai.ChatCompletion
 
 // newRun prepares the state of a run on history.
 func (a *Agent) newRun(history []openai.ChatCompletionMessage, more ...openai.ChatCompletionMessage) *run {
-	r := &run{a: a, res: &Result{Steps: make([]Step, 0, 2)}, ids: make(map[string]struct{})}
+	r := &run{a: a, res: &Result{Steps: make([]Step, 0, 2)}}
 	// Room for the system prompt and one round (a reply with a few calls, their results and
 	// the answer); a message is ~300 bytes, so more than that is left to append.
 	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+len(more)+1+6)
@@ -55,7 +55,7 @@ func (a *Agent) newRun(history []openai.ChatCompletionMessage, more ...openai.Ch
 	r.res.New = len(msgs)
 	for _, m := range msgs {
 		for _, c := range m.ToolCalls {
-			r.ids[c.ID] = struct{}{}
+			r.addID(c.ID)
 		}
 	}
 	return r
@@ -160,6 +160,14 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	}
 	r.res.Output = answer(msg)
 	return r.finish(ctx, StopIterationLimit, nil)
+}
+
+// addID records a tool call id of the transcript (the set is made on first use).
+func (r *run) addID(id string) {
+	if r.ids == nil {
+		r.ids = make(map[string]struct{})
+	}
+	r.ids[id] = struct{}{}
 }
 
 // answer is the text of a final message: its content, or its refusal.
@@ -341,9 +349,9 @@ func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCom
 			for _, taken := r.ids[c.ID]; taken; _, taken = r.ids[c.ID] {
 				c.ID += "x"
 			}
-			r.ids[c.ID] = struct{}{}
+			r.addID(c.ID)
 		} else {
-			r.ids[c.ID] = struct{}{}
+			r.addID(c.ID)
 		}
 		if c.Function.Name == "" {
 			// Providers reject a replayed call without a name; the result tells the model.

@@ -216,7 +216,7 @@ func (r *run) early(ctx context.Context, iter, i int, c openai.ToolCall) {
 			id += "x"
 		}
 	}
-	r.ids[id] = struct{}{}
+	r.addID(id)
 	r.turn.ids[i] = id
 	call := tool.Call{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
 	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: iter, Call: &call})
