@@ -37,7 +37,9 @@ const (
 	// EventReasoningDelta: a fragment of the model's reasoning (Text), kept apart from content.
 	EventReasoningDelta EventKind = "reasoning_delta"
 	// EventToolCallStart: the model began a tool call; Call has its name and, when the
-	// provider sent one already, its id (arguments still streaming).
+	// provider sent one already, its id (arguments still streaming). The id may be empty or
+	// replaced later: the id the call is recorded under is the one of EventToolCallReady,
+	// which the loop makes unique (providers omit ids, or repeat "call_0").
 	EventToolCallStart EventKind = "tool_call_start"
 	// EventToolCallReady: the arguments of a call are complete (Call). With early start the
 	// tool starts now, while the model is still streaming.
@@ -72,5 +74,6 @@ type Event struct {
 
 // OnEvent receives the events of a run. It is called synchronously, from the goroutine that
 // runs the tool for tool events: tool events of one turn arrive concurrently, so an OnEvent
-// must be safe for concurrent use, and a slow one slows the run.
+// must be safe for concurrent use, and a slow one slows the run. EventRunEnd is the last
+// event of a run: a call abandoned at cancellation that finishes later reports nothing.
 type OnEvent func(ctx context.Context, e Event)

@@ -69,6 +69,9 @@ func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRe
 			var next atomic.Int32
 			work := func() {
 				for {
+					if ctx.Err() != nil { // execute has given the rest up as canceled
+						return
+					}
 					k := int(next.Add(1)) - 1
 					if k >= len(parallel) {
 						return
@@ -105,10 +108,17 @@ func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRe
 					continue
 				}
 				go func() {
+					acquired := false
 					select {
 					case sem <- struct{}{}:
+						acquired = true
 					case <-ctx.Done():
-						out <- outcome{i, CallRecord{Call: calls[i], Result: canceled(calls[i], ctx.Err())}}
+					}
+					if err := ctx.Err(); err != nil { // both may have been ready: select picks at random
+						if acquired {
+							<-sem
+						}
+						out <- outcome{i, CallRecord{Call: calls[i], Result: canceled(calls[i], err)}}
 						return
 					}
 					rec := r.invoke(ctx, iter, calls[i])

@@ -93,7 +93,16 @@ func (r *run) persist(ctx context.Context) error {
 	if !r.sessioned || r.persisted >= len(r.res.Messages) {
 		return nil
 	}
-	if err := r.a.opts.Memory.Append(context.WithoutCancel(ctx), r.session, r.res.Messages[r.persisted:]); err != nil {
+	msgs := r.res.Messages[r.persisted:]
+	if r.budgetAt >= r.persisted && r.budgetAt > 0 {
+		// The budget prompt belongs to this run's last request, not to the conversation:
+		// stored, it would tell every later run that no tools may be called.
+		msgs = append(append([]openai.ChatCompletionMessage(nil), r.res.Messages[r.persisted:r.budgetAt]...), r.res.Messages[r.budgetAt+1:]...)
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	if err := r.a.opts.Memory.Append(context.WithoutCancel(ctx), r.session, msgs); err != nil {
 		return fmt.Errorf("agentkit: saving session %q: %w", r.session, err)
 	}
 	r.persisted = len(r.res.Messages)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -75,6 +76,9 @@ type run struct {
 	sessioned bool           // messages are persisted to Options.Memory
 	persisted int            // Messages[:persisted] are stored (when sessioned)
 	validated int            // Messages[:validated] passed ValidateHistory
+	final     bool           // the current request is the tool-free last one
+	budgetAt  int            // index of BudgetExhaustedPrompt in Messages, 0 if none
+	over      atomic.Bool    // EventRunEnd was emitted: later events are dropped
 	sink      func(Event)    // a streaming run's event channel
 	streamer  StreamingModel // set when the run streams
 	turn      *turnState     // calls of the current turn started while streaming
@@ -99,9 +103,13 @@ func (r *run) start(ctx context.Context) (*Result, error) {
 func (r *run) loop(ctx context.Context) (*Result, error) {
 	a := r.a
 	if err := ValidateHistory(r.res.Messages); err != nil {
+		r.sessioned = false // nothing of a run on a broken history is stored
 		return r.finish(ctx, StopInvalidHistory, fmt.Errorf("%w: %w", ErrInvalidHistory, err))
 	}
 	r.validated = len(r.res.Messages)
+	if err := r.persist(ctx); err != nil { // the user's message, before anything can fail
+		return r.finish(ctx, StopMemoryError, err)
+	}
 	for iter := 1; iter <= a.opts.MaxIterations; iter++ {
 		msg, err := r.step(ctx, iter, false)
 		if err != nil {
@@ -109,6 +117,9 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 			return r.fail(ctx, err)
 		}
 		if len(msg.ToolCalls) == 0 {
+			if err := validateHistory(r.res.Messages[r.validated:], false); err != nil {
+				return r.finish(ctx, StopInvalidHistory, fmt.Errorf("%w: the model's answer (a bug: please report it): %w", ErrInvalidHistory, err))
+			}
 			r.res.Output = answer(msg)
 			r.emit(ctx, Event{Kind: EventAnswer, Iteration: iter, Text: r.res.Output})
 			return r.finish(ctx, StopAnswered, nil)
@@ -124,6 +135,7 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 		case repeat > a.opts.LoopLimit:
 			r.endTurn()
 			step.Calls = r.refuse(ctx, iter, calls, tool.KindLoop, loopContent(repeat-1))
+			r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
 			if err := r.persist(ctx); err != nil {
 				return r.finish(ctx, StopMemoryError, err)
 			}
@@ -148,12 +160,14 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	if !a.opts.FinalAnswerOnLimit {
 		return r.finish(ctx, StopIterationLimit, ErrIterationLimit)
 	}
+	r.budgetAt = len(r.res.Messages)
 	r.res.Messages = append(r.res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: BudgetExhaustedPrompt})
 	msg, err := r.step(ctx, a.opts.MaxIterations+1, true)
 	if err != nil {
 		return r.fail(ctx, err)
 	}
 	if len(msg.ToolCalls) > 0 {
+		r.endTurn()
 		step := &r.res.Steps[len(r.res.Steps)-1]
 		step.Calls = r.refuse(ctx, a.opts.MaxIterations+1, r.calls(msg), tool.KindNotExecuted, "not executed: the tool budget of this request is exhausted")
 		return r.finish(ctx, StopIterationLimit, ErrIterationLimit)
@@ -215,6 +229,11 @@ func (r *run) finish(ctx context.Context, stop StopReason, err error) (*Result, 
 func (r *run) observed() bool { return r.a.opts.OnEvent != nil || r.sink != nil }
 
 func (r *run) emit(ctx context.Context, e Event) {
+	if e.Kind == EventRunEnd {
+		r.over.Store(true)
+	} else if r.over.Load() {
+		return // from a call abandoned at cancellation, finishing after the run ended
+	}
 	if f := r.a.opts.OnEvent; f != nil {
 		f(ctx, e)
 	}
@@ -256,6 +275,7 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		return openai.ChatCompletionMessage{}, err
 	}
 	req := r.request(final)
+	r.final = final
 	if cs := r.a.opts.Context; cs != nil {
 		view, err := cs.Apply(ctx, r.session, req.Messages)
 		if err != nil {
@@ -335,6 +355,24 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 // The message as received stays in Result.Steps.
 func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCompletionMessage {
 	m.Role = openai.ChatMessageRoleAssistant
+	m.FunctionCall = nil // legacy function calling: never replayed
+	m.ToolCallID = ""
+	if len(m.MultiContent) > 0 {
+		parts := make([]openai.ChatMessagePart, 0, len(m.MultiContent)+1)
+		if m.Content != "" { // go-openai refuses to send both: the text becomes the first part
+			parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
+			m.Content = ""
+		}
+		for _, p := range m.MultiContent {
+			if !partEmpty(&p) {
+				parts = append(parts, p)
+			}
+		}
+		m.MultiContent = parts
+		if len(parts) == 0 {
+			m.MultiContent = nil
+		}
+	}
 	if len(m.ToolCalls) == 0 {
 		return m
 	}

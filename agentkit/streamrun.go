@@ -82,6 +82,11 @@ func (a *Agent) startStream(ctx context.Context, r *run) *StreamRun {
 			return // a late event from a goroutine abandoned on cancellation
 		}
 		select {
+		case ch <- e: // while the buffer has room, even after a cancellation
+			return
+		default:
+		}
+		select { // a full buffer: wait for the reader, unless it is gone
 		case ch <- e:
 		case <-ctx.Done():
 		}
@@ -220,7 +225,7 @@ func (r *run) early(ctx context.Context, iter, i int, c openai.ToolCall) {
 	r.turn.ids[i] = id
 	call := tool.Call{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
 	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: iter, Call: &call})
-	if r.a.opts.NoEarlyStart || (call.Tool != nil && call.Tool.Sequential()) || r.guard.repeated(call) {
+	if r.final || r.a.opts.NoEarlyStart || (call.Tool != nil && call.Tool.Sequential()) || r.guard.repeated(call) {
 		return
 	}
 	p := &pendingCall{done: make(chan struct{})}
@@ -228,10 +233,17 @@ func (r *run) early(ctx context.Context, iter, i int, c openai.ToolCall) {
 	t := r.turn
 	go func() {
 		defer close(p.done)
+		acquired := false
 		select {
 		case t.sem <- struct{}{}:
+			acquired = true
 		case <-t.ctx.Done():
-			p.rec = CallRecord{Call: call, Result: canceled(call, t.ctx.Err())}
+		}
+		if err := t.ctx.Err(); err != nil { // both may have been ready: select picks at random
+			if acquired {
+				<-t.sem
+			}
+			p.rec = CallRecord{Call: call, Result: canceled(call, err)}
 			return
 		}
 		p.rec = r.invoke(t.ctx, iter, call)
