@@ -14,11 +14,14 @@ import (
 // execute runs the calls of one turn and returns their records in emission order.
 //
 // Calls of tools not marked Sequential run concurrently, at most Options.MaxConcurrency at a
-// time; then sequential calls run one by one in emission order. A failure or panic in one
+// time; then sequential calls run one by one in emission order. (A turn of typically quick
+// tools under a context that cannot be canceled runs all its calls in emission order on this
+// goroutine: nothing overlaps, so the Sequential guarantee holds.) A failure or panic in one
 // call does not disturb the others. When ctx is canceled, execute returns at once: calls that
-// had not finished get a canceled result. Their goroutines are not waited for — a tool that
-// ignores its context keeps running until it returns, and its result is dropped — but every
-// goroutine ends as soon as its tool returns: none blocks on a channel nobody reads.
+// had not finished get a canceled result, and no call starts after that. Their goroutines are
+// not waited for — a tool that ignores its context keeps running until it returns, and its
+// result is dropped — but every goroutine ends as soon as its tool returns: none blocks on a
+// channel nobody reads.
 func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRecord {
 	recs := make([]CallRecord, len(calls))
 	if r.turn == nil && r.quick(ctx, calls) {
