@@ -24,7 +24,7 @@ func ModelLog(logger *slog.Logger) agentkit.ModelMiddleware {
 		if logger == nil {
 			return next
 		}
-		return agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		plain := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 			start := time.Now()
 			resp, err := next.CreateChatCompletion(ctx, req)
 			dur := time.Since(start)
@@ -59,6 +59,37 @@ func ModelLog(logger *slog.Logger) agentkit.ModelMiddleware {
 			}
 			logger.LogAttrs(ctx, level, "model call", attrs...)
 			return resp, err
+		})
+		// A streamed call is logged once, when its stream ends or is closed: "model stream",
+		// with the number of chunks instead of the finish reason and usage.
+		return withStream(next, plain, func(s agentkit.StreamingModel) StreamFunc {
+			return func(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
+				start := time.Now()
+				log := func(err error, chunks int) {
+					level := slog.LevelInfo
+					if err != nil {
+						level = slog.LevelWarn
+					}
+					if !logger.Enabled(ctx, level) {
+						return
+					}
+					attrs := []slog.Attr{slog.String("model", req.Model), slog.Int("messages", len(req.Messages)),
+						slog.Int("tools", len(req.Tools)), slog.Duration("duration", time.Since(start)), slog.Int("chunks", chunks)}
+					if err != nil {
+						if code := statusCode(err); code != 0 {
+							attrs = append(attrs, slog.Int("status", code))
+						}
+						attrs = append(attrs, slog.Any("error", err))
+					}
+					logger.LogAttrs(ctx, level, "model stream", attrs...)
+				}
+				st, err := s.CreateChatCompletionStream(ctx, req)
+				if err != nil {
+					log(err, 0)
+					return nil, err
+				}
+				return &endStream{Stream: st, end: log}, nil
+			}
 		})
 	}
 }

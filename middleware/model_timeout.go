@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -23,17 +24,49 @@ func ModelTimeout(d time.Duration) agentkit.ModelMiddleware {
 		panic(fmt.Sprintf("middleware.ModelTimeout: duration must be positive, got %s", d))
 	}
 	return func(next agentkit.Model) agentkit.Model {
-		return agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		plain := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 			cctx, cancel := context.WithTimeout(ctx, d)
 			defer cancel()
 			resp, err := next.CreateChatCompletion(cctx, req)
-			if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
-				if !errors.Is(err, context.DeadlineExceeded) {
-					err = fmt.Errorf("%w: %w", context.DeadlineExceeded, err)
+			return resp, timeoutError(ctx, cctx, d, err)
+		})
+		// A streamed call's deadline covers the whole stream, until it ends or is closed.
+		return withStream(next, plain, func(s agentkit.StreamingModel) StreamFunc {
+			return func(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
+				cctx, cancel := context.WithTimeout(ctx, d)
+				st, err := s.CreateChatCompletionStream(cctx, req)
+				if err != nil {
+					cancel()
+					return nil, timeoutError(ctx, cctx, d, err)
 				}
-				err = fmt.Errorf("middleware: model call timed out after %s: %w", d, err)
+				return &timeoutStream{endStream: endStream{Stream: st, end: func(error, int) { cancel() }}, ctx: ctx, cctx: cctx, d: d}, nil
 			}
-			return resp, err
 		})
 	}
+}
+
+// timeoutError marks err as the timeout's when ModelTimeout's deadline, not the run's, ended
+// the call.
+func timeoutError(ctx, cctx context.Context, d time.Duration, err error) error {
+	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		if !errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: %w", context.DeadlineExceeded, err)
+		}
+		err = fmt.Errorf("middleware: model call timed out after %s: %w", d, err)
+	}
+	return err
+}
+
+type timeoutStream struct {
+	endStream
+	ctx, cctx context.Context
+	d         time.Duration
+}
+
+func (s *timeoutStream) Recv() (openai.ChatCompletionStreamResponse, error) {
+	c, err := s.endStream.Recv()
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = timeoutError(s.ctx, s.cctx, s.d, err)
+	}
+	return c, err
 }

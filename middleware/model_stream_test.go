@@ -1,0 +1,41 @@
+package middleware_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/agentkit/agentkittest"
+	"github.com/toolcall/toolcall/middleware"
+)
+
+// ModelTimeout and ModelLog keep a streaming model streaming, and log or bound its streams.
+func TestModelMiddlewareKeepsStreaming(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&buf, nil))
+	m := agentkittest.New(t, agentkittest.Text("a streamed answer of several fragments"))
+	mws := []agentkit.ModelMiddleware{middleware.ModelLog(logger), middleware.ModelTimeout(time.Minute)}
+	for _, mw := range mws {
+		if _, ok := mw(m).(agentkit.StreamingModel); !ok {
+			t.Fatalf("a model middleware hid the streaming capability of its model")
+		}
+	}
+	s := agentkit.New(m, &agentkit.Options{ModelMiddleware: mws}).RunStream(context.Background(), "q")
+	deltas := 0
+	for e := range s.Events() {
+		if e.Kind == agentkit.EventTextDelta {
+			deltas++
+		}
+	}
+	res, err := s.Result()
+	if err != nil || res.Output != "a streamed answer of several fragments" || deltas < 2 {
+		t.Fatalf("output %q, %d deltas, err %v", res.Output, deltas, err)
+	}
+	if got := buf.String(); strings.Count(got, `msg="model stream"`) != 1 || !strings.Contains(got, "chunks=") {
+		t.Errorf("log = %q, want one model stream record with its chunks", got)
+	}
+}
