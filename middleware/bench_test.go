@@ -46,7 +46,7 @@ func BenchmarkChain6LogJSON(b *testing.B) {
 	benchCall(b, benchChain(slog.New(slog.NewJSONHandler(io.Discard, nil))))
 }
 
-// BenchmarkChain6NoTimeout replaces Timeout, whose goroutine and timer dominate, by
+// BenchmarkChain6NoTimeout replaces Timeout, whose goroutine dominates, by
 // Structure.
 func BenchmarkChain6NoTimeout(b *testing.B) {
 	benchCall(b, tool.Chain(
@@ -64,8 +64,8 @@ func BenchmarkBare(b *testing.B) {
 	benchCall(b, func(context.Context, tool.Call) tool.Result { return tool.Text("晴，26℃") })
 }
 
-// BenchmarkTimeout is Timeout alone: a context with a deadline (a timer), a goroutine and a
-// channel per call.
+// BenchmarkTimeout is Timeout alone: a context, a goroutine and a channel per call, and a
+// place in the deadline list that one timer serves.
 func BenchmarkTimeout(b *testing.B) {
 	benchCall(b, middleware.Timeout(10*time.Second)(func(context.Context, tool.Call) tool.Result { return tool.Text("晴，26℃") }))
 }

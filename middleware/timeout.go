@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/toolcall/toolcall/tool"
@@ -15,7 +14,9 @@ import (
 // context.
 //
 // To return at once, Timeout runs the rest of the chain in a goroutine and waits for either
-// its result or the deadline. A tool that ignores its context keeps running in that goroutine
+// its result or the deadline. The calls of one Timeout share one timer, set for the earliest
+// pending deadline (their deadlines come in the order they started); between calls there is
+// no goroutine and no timer pending beyond the last deadline. A tool that ignores its context keeps running in that goroutine
 // after the deadline, until it returns on its own: Go cannot stop a goroutine from outside.
 // Neither the run nor Timeout waits for it; its late result is dropped into a buffered
 // channel nobody reads, so the goroutine never blocks and ends as soon as the tool returns.
@@ -30,31 +31,34 @@ func Timeout(d time.Duration) tool.Middleware {
 	if d <= 0 {
 		panic(fmt.Sprintf("middleware.Timeout: duration must be positive, got %s", d))
 	}
+	w := &deadlines{d: d}
 	return func(next tool.Handler) tool.Handler {
-		return func(ctx context.Context, call tool.Call) tool.Result {
-			parent := ctx
-			ctx, cancel := context.WithTimeout(ctx, d)
-			defer cancel()
-			done := make(chan tool.Result, 1) // buffered: an abandoned goroutine never blocks
-			go func() {
-				defer func() {
-					if p := recover(); p != nil {
-						done <- tool.Result{Kind: tool.KindPanic, Err: fmt.Errorf("middleware: call to %s panicked: %v", call.Name, p), Stack: debug.Stack(),
-							Content: "error: the call to " + call.Name + " crashed before it could finish. Do not retry it; try another way or tell the user."}
-					}
-				}()
-				done <- next(ctx, call)
-			}()
-			var res tool.Result
-			abandoned := false
-			select {
-			case res = <-done:
-			case <-ctx.Done():
-				select { // a result that arrived with the deadline wins
-				case res = <-done:
-				default:
-					abandoned = true
+		return func(parent context.Context, call tool.Call) tool.Result {
+			ctx := w.start(parent)
+			go ctx.run(next, call)
+			var ok bool // the call returned: ctx.res is its result
+			if done := parent.Done(); done == nil {
+				ok = <-ctx.ready
+			} else {
+				select {
+				case ok = <-ctx.ready:
+				case <-done:
+					ctx.cancel(parent.Err())
 				}
+			}
+			if !ok {
+				select { // a result that arrived with the deadline or the cancellation wins
+				case ok = <-ctx.ready:
+				default:
+				}
+			}
+			w.unlink(ctx)
+			ctxErr := ctx.Err() // read before the call's end cancels it
+			ctx.cancel(context.Canceled)
+			abandoned := !ok
+			var res tool.Result
+			if ok {
+				res = ctx.res
 			}
 			if !abandoned && !(res.Failed() && (errors.Is(res.Err, context.DeadlineExceeded) || errors.Is(res.Err, context.Canceled))) {
 				return res
@@ -66,7 +70,7 @@ func Timeout(d time.Duration) tool.Middleware {
 				}
 				return tool.Result{Kind: tool.KindCanceled, Err: err, Content: "error: the call to " + call.Name + " was canceled before it finished."}
 			}
-			if !abandoned && ctx.Err() == nil {
+			if !abandoned && ctxErr == nil {
 				return res // a context error of the tool's own making
 			}
 			within := "within " + d.String()

@@ -3,7 +3,9 @@ package middleware_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,4 +115,204 @@ func TestTimeoutParentDeadlineFirst(t *testing.T) {
 	if got.Kind != tool.KindTimeout || !strings.Contains(got.Content, "did not finish before the request's deadline") {
 		t.Errorf("got %q %q", got.Kind, got.Content)
 	}
+}
+
+// TestTimeoutContextLikeWithDeadline runs the same probes on the context Timeout gives a call
+// and on one from context.WithTimeout, and wants the same observations: Timeout's context is
+// its own type (one timer for all calls), so it must behave as the standard one does.
+func TestTimeoutContextLikeWithDeadline(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	type key struct{}
+	const d = 30 * time.Millisecond
+	probes := []struct {
+		name  string
+		probe func(ctx context.Context) string
+	}{
+		{"value passes through", func(ctx context.Context) string { return fmt.Sprint(ctx.Value(key{})) }},
+		{"live at first", func(ctx context.Context) string {
+			_, ok := ctx.Deadline()
+			return fmt.Sprint(ctx.Err(), ok)
+		}},
+		{"done at the deadline", func(ctx context.Context) string {
+			<-ctx.Done()
+			return fmt.Sprint(ctx.Err())
+		}},
+		{"err without done", func(ctx context.Context) string {
+			for ctx.Err() == nil {
+				time.Sleep(time.Millisecond)
+			}
+			return fmt.Sprint(ctx.Err(), isClosed(ctx.Done()))
+		}},
+		{"child canceled", func(ctx context.Context) string {
+			child, cancel := context.WithCancel(ctx)
+			defer cancel()
+			<-child.Done()
+			return fmt.Sprint(child.Err())
+		}},
+		{"child with its own timeout", func(ctx context.Context) string {
+			child, cancel := context.WithTimeout(ctx, time.Hour)
+			defer cancel()
+			<-child.Done()
+			return fmt.Sprint(child.Err())
+		}},
+		{"AfterFunc runs", func(ctx context.Context) string {
+			ran := make(chan struct{})
+			context.AfterFunc(ctx, func() { close(ran) })
+			<-ran
+			return fmt.Sprint(ctx.Err())
+		}},
+		{"AfterFunc stopped", func(ctx context.Context) string {
+			stop := context.AfterFunc(ctx, func() { panic("stopped func ran") })
+			first := stop()
+			<-ctx.Done()
+			return fmt.Sprint(first, stop())
+		}},
+		{"cause", func(ctx context.Context) string {
+			<-ctx.Done()
+			return fmt.Sprint(context.Cause(ctx))
+		}},
+	}
+	parents := []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+	}{
+		{"parent that cannot end", func() (context.Context, context.CancelFunc) {
+			return context.WithValue(context.Background(), key{}, "v"), func() {}
+		}},
+		{"cancelable parent", func() (context.Context, context.CancelFunc) {
+			return context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+		}},
+	}
+	for _, pa := range parents {
+		for _, p := range probes {
+			t.Run(pa.name+"/"+p.name, func(t *testing.T) {
+				parent, stop := pa.ctx()
+				defer stop()
+				std, cancel := context.WithTimeout(parent, d)
+				want := p.probe(std)
+				cancel()
+				out := make(chan string, 1)
+				res := middleware.Timeout(d)(func(ctx context.Context, _ tool.Call) tool.Result {
+					got := p.probe(ctx)
+					out <- got
+					return tool.Text(got)
+				})(parent, tool.Call{})
+				if res.Kind != "" && res.Kind != tool.KindTimeout {
+					t.Fatalf("result %q %q", res.Kind, res.Content)
+				}
+				got := <-out // after a timeout result, the probe still finishes
+				if got != want {
+					t.Errorf("Timeout's context: %q, context.WithTimeout's: %q", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestTimeoutParentCanceledReachesTool: the run's cancellation reaches a tool waiting on its
+// context, and contexts it derived, with the parent's error.
+func TestTimeoutParentCanceledReachesTool(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ctx, cancel := context.WithCancel(context.Background())
+	seen := make(chan string, 1)
+	h := middleware.Timeout(time.Hour)(func(ctx context.Context, _ tool.Call) tool.Result {
+		child, stop := context.WithCancel(ctx)
+		defer stop()
+		cancel()
+		<-child.Done()
+		seen <- fmt.Sprint(ctx.Err(), child.Err())
+		return tool.Failure(tool.KindCanceled, ctx.Err())
+	})
+	got := h(ctx, tool.Call{Name: "x"})
+	if want := fmt.Sprint(context.Canceled, context.Canceled); <-seen != want {
+		t.Errorf("tool saw another error than %q", want)
+	}
+	if got.Kind != tool.KindCanceled {
+		t.Errorf("got %q %q, want canceled", got.Kind, got.Content)
+	}
+}
+
+// TestTimeoutStaggered runs calls of one Timeout concurrently, started at different times,
+// some quick and some stuck: each stuck call ends at its own deadline, never earlier, and a
+// quick call ending first (the head of the deadline list) does not disturb the others.
+func TestTimeoutStaggered(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	const d = 40 * time.Millisecond
+	h := middleware.Timeout(d)(func(ctx context.Context, c tool.Call) tool.Result {
+		if c.Arguments == "quick" {
+			return tool.Text("ok")
+		}
+		<-ctx.Done()
+		return tool.Failure(tool.KindToolError, ctx.Err())
+	})
+	type outcome struct {
+		kind    tool.Kind
+		elapsed time.Duration
+		quick   bool
+	}
+	outcomes := make(chan outcome, 40)
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i%8) * 5 * time.Millisecond)
+			args := "stuck"
+			if i%3 == 0 {
+				args = "quick"
+			}
+			start := time.Now()
+			res := h(context.Background(), tool.Call{Name: "t", Arguments: args})
+			outcomes <- outcome{res.Kind, time.Since(start), args == "quick"}
+		}()
+	}
+	wg.Wait()
+	close(outcomes)
+	for o := range outcomes {
+		switch {
+		case o.quick && o.kind != "":
+			t.Errorf("quick call: kind %q", o.kind)
+		case !o.quick && o.kind != tool.KindTimeout:
+			t.Errorf("stuck call: kind %q, want timeout", o.kind)
+		case !o.quick && o.elapsed < d:
+			t.Errorf("stuck call ended after %s, before its deadline %s", o.elapsed, d)
+		}
+	}
+}
+
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// TestTimeoutRacingDeadlines: with a deadline about as long as the calls, results and
+// deadlines race on every call; each call gets exactly one answer, its own or a timeout.
+func TestTimeoutRacingDeadlines(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	h := middleware.Timeout(50 * time.Microsecond)(func(_ context.Context, c tool.Call) tool.Result {
+		if c.ID[0]%2 == 0 {
+			time.Sleep(100 * time.Microsecond)
+		}
+		return tool.Text(c.ID)
+	})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				id := fmt.Sprintf("%d-%d", g, i)
+				res := h(context.Background(), tool.Call{Name: "t", ID: id})
+				if res.Kind != tool.KindTimeout && res.Content != id {
+					t.Errorf("call %s got %q %q: another call's result", id, res.Kind, res.Content)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	time.Sleep(time.Millisecond) // the abandoned sleeps end
 }
