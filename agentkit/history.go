@@ -115,10 +115,12 @@ func validateHistory(msgs []openai.ChatCompletionMessage, checkArgs bool) error 
 			calls += len(msgs[i].ToolCalls)
 		}
 	}
-	// The id set lives on the stack unless the history has more than 128 calls. It is a
-	// separate variable, not a field of v, for escape analysis to see that.
-	var idBuf [256]string
-	var msgBuf [256]int
+	// The id set lives on the stack unless the history has more than 16 calls: the loop
+	// validates what each step appended, a few calls, and a larger array, zeroed on every
+	// call, would cost more than it saves. It is a separate variable, not a field of v, for
+	// escape analysis to see that.
+	var idBuf [32]string
+	var msgBuf [32]int
 	size := 16
 	for size < 2*calls {
 		size <<= 1

@@ -70,7 +70,7 @@ const MissingToolName = "missing_tool_name"
 type run struct {
 	a         *Agent
 	res       *Result
-	ids       map[string]struct{} // tool call ids in the history, to keep them unique
+	ids       callIDs // tool call ids in the history, to keep them unique
 	guard     loopGuard
 	session   string         // RunSession's session
 	sessioned bool           // messages are persisted to Options.Memory
@@ -176,15 +176,47 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	return r.finish(ctx, StopIterationLimit, nil)
 }
 
-// addID records a tool call id of the transcript (the set is made on first use).
-func (r *run) addID(id string) {
-	if r.ids == nil {
-		r.ids = make(map[string]struct{})
-	}
-	r.ids[id] = struct{}{}
+// addID records a tool call id of the transcript.
+func (r *run) addID(id string) { r.ids.add(id) }
+
+// callIDs is a set of tool call ids. Most runs hold a few, kept in an array and searched
+// in order; past its size they move to a map.
+type callIDs struct {
+	few [8]string
+	n   int
+	set map[string]struct{}
 }
 
-// answer is the text of a final message: its content, or its refusal.
+func (s *callIDs) add(id string) {
+	if s.set != nil {
+		s.set[id] = struct{}{}
+		return
+	}
+	if s.n < len(s.few) {
+		s.few[s.n] = id
+		s.n++
+		return
+	}
+	s.set = make(map[string]struct{}, 2*len(s.few))
+	for _, x := range s.few {
+		s.set[x] = struct{}{}
+	}
+	s.set[id] = struct{}{}
+}
+
+func (s *callIDs) has(id string) bool {
+	if s.set != nil {
+		_, ok := s.set[id]
+		return ok
+	}
+	for _, x := range s.few[:s.n] {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
 func answer(m openai.ChatCompletionMessage) string {
 	if m.Content != "" {
 		return m.Content
@@ -382,9 +414,9 @@ func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCom
 		c.Index = nil
 		if id, ok := r.turn.id(i); ok {
 			c.ID = id
-		} else if _, dup := r.ids[c.ID]; c.ID == "" || dup {
+		} else if c.ID == "" || r.ids.has(c.ID) {
 			c.ID = "call_" + strconv.Itoa(iter) + "_" + strconv.Itoa(i)
-			for _, taken := r.ids[c.ID]; taken; _, taken = r.ids[c.ID] {
+			for r.ids.has(c.ID) {
 				c.ID += "x"
 			}
 			r.addID(c.ID)

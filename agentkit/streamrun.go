@@ -215,9 +215,9 @@ func (r *run) early(ctx context.Context, iter, i int, c openai.ToolCall) {
 			sem: make(chan struct{}, r.a.opts.MaxConcurrency)}
 	}
 	id := c.ID
-	if _, dup := r.ids[id]; id == "" || dup {
+	if id == "" || r.ids.has(id) {
 		id = fmt.Sprintf("call_%d_%d", iter, i)
-		for _, taken := r.ids[id]; taken; _, taken = r.ids[id] {
+		for r.ids.has(id) {
 			id += "x"
 		}
 	}

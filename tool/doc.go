@@ -17,7 +17,9 @@
 // be repaired without changing meaning (github.com/kaptinlin/jsonrepair behind a wrapper with
 // fast paths and a size cap) and reports the repair; [Tool.Handle] then validates the result
 // against the schema (github.com/santhosh-tekuri/jsonschema/v6, compiled once) before the
-// function runs. Every refusal is text the model can act on: each violation with its JSON
+// function runs, and the validated object is decoded into In with encoding/json's semantics
+// (by github.com/go-json-experiment/json, encoding/json/v2's reference implementation, in its
+// v1 mode: one pass instead of two). Every refusal is text the model can act on: each violation with its JSON
 // pointer, what was expected and what was sent, and an instruction to call again.
 //
 // # Results

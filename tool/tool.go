@@ -24,7 +24,7 @@ type Options struct {
 	Sequential bool
 	// Schema, when non-nil, replaces the schema reflected from the input type. It must be a
 	// JSON Schema object whose root has "type": "object". Arguments are validated against it,
-	// then decoded into the input type with encoding/json.
+	// then decoded into the input type with encoding/json's semantics (see decode.go).
 	Schema json.RawMessage
 	// ArgumentLimit caps the size in bytes of the argument text a model may send. Zero means
 	// DefaultArgumentLimit.
@@ -105,6 +105,7 @@ func Define[In, Out any](name, description string, fn Func[In, Out], opts ...Opt
 	if err != nil {
 		return nil, err
 	}
+	decode := decoderFor(inType)
 	t.run = func(ctx context.Context, args []byte) (any, string, error) {
 		var in In
 		target := any(&in)
@@ -114,7 +115,7 @@ func Define[In, Out any](name, description string, fn Func[In, Out], opts ...Opt
 			reflect.ValueOf(&in).Elem().Set(v)
 			target = v.Interface()
 		}
-		if err := json.Unmarshal(args, target); err != nil {
+		if err := decode(args, target); err != nil {
 			return nil, "", &decodeError{err: err}
 		}
 		out, err := fn(ctx, in)
@@ -266,6 +267,9 @@ func (t *Tool) Sequential() bool { return t.sequential }
 // Middleware that must see valid arguments before the tool runs (an approval step, a policy
 // on argument values) calls this.
 func (t *Tool) Arguments(raw string) (args json.RawMessage, repair string, err error) {
+	if b := t.plainArguments(raw); b != nil {
+		return b, "", nil
+	}
 	args, repair, err = DecodeArguments(raw, t.limit)
 	if err != nil {
 		return nil, repair, &ArgumentError{Tool: t.name, Kind: KindInvalidJSON, Detail: err.Error(), Shape: t.shape}
@@ -274,6 +278,27 @@ func (t *Tool) Arguments(raw string) (args json.RawMessage, repair string, err e
 		return nil, repair, &ArgumentError{Tool: t.name, Kind: KindInvalidArguments, Violations: vs, Shape: t.shape}
 	}
 	return args, repair, nil
+}
+
+// plainArguments is the fast path of Arguments for what models send almost always: a JSON
+// object, within the limit, that the schema accepts. The validator's fast path checks the
+// JSON syntax as it checks the schema (FuzzFastSyntax holds it to json.Valid), so one scan of
+// the bytes does the work of DecodeArguments' and the validator's. It returns nil when the
+// arguments need the full path: a repair, a violation to report, or a schema keyword the
+// fast path does not know.
+func (t *Tool) plainArguments(raw string) []byte {
+	if len(raw) > t.limit {
+		return nil
+	}
+	s := trimJSONSpace(raw)
+	if s == "" || s[0] != '{' {
+		return nil
+	}
+	b := []byte(s)
+	if !t.validator.accepts(b) {
+		return nil
+	}
+	return b
 }
 
 // Handle runs one call of this tool: it decodes, repairs and validates the arguments, runs the

@@ -116,11 +116,8 @@ func relaxOptional(v any) {
 // validate checks one arguments object (the bytes of a JSON object). nil means valid.
 // Violations are sorted by path; each says what was expected and what was sent.
 func (v *validator) validate(args []byte) []Violation {
-	s := scanner{data: args}
-	if v.fast.check(&s) == fastOK {
-		if s.ws(); s.pos == len(s.data) {
-			return nil
-		}
+	if v.accepts(args) {
+		return nil
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
@@ -143,6 +140,17 @@ func (v *validator) validate(args []byte) []Violation {
 		out = append(out, Violation{Path: "", Message: verr.Error()})
 	}
 	return sortViolations(out)
+}
+
+// accepts reports whether the fast path finds args, whole, valid JSON that the schema
+// accepts. False means the full validator must decide.
+func (v *validator) accepts(args []byte) bool {
+	s := scanner{data: args}
+	if v.fast.check(&s) != fastOK {
+		return false
+	}
+	s.ws()
+	return s.pos == len(s.data)
 }
 
 // sortViolations sorts by path, then message, and drops duplicates.
