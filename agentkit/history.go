@@ -98,7 +98,7 @@ func (e *HistoryError) Error() string {
 //     MultiContent part is empty: a text part has text, an image_url part a URL (go-openai
 //     omits them when empty, and providers reject the part).
 //
-// ValidateHistory allocates nothing for a valid history of up to 128 tool calls; it runs
+// ValidateHistory allocates nothing for a valid history of up to 32 tool calls; it runs
 // before every model request.
 func ValidateHistory(msgs []openai.ChatCompletionMessage) error {
 	return validateHistory(msgs, true)
@@ -115,12 +115,12 @@ func validateHistory(msgs []openai.ChatCompletionMessage, checkArgs bool) error 
 			calls += len(msgs[i].ToolCalls)
 		}
 	}
-	// The id set lives on the stack unless the history has more than 16 calls: the loop
+	// The id set lives on the stack unless the history has more than 32 calls: the loop
 	// validates what each step appended, a few calls, and a larger array, zeroed on every
 	// call, would cost more than it saves. It is a separate variable, not a field of v, for
 	// escape analysis to see that.
-	var idBuf [32]string
-	var msgBuf [32]int
+	var idBuf [64]string
+	var msgBuf [64]int
 	size := 16
 	for size < 2*calls {
 		size <<= 1

@@ -25,6 +25,20 @@ type Memory interface {
 	Append(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) error
 }
 
+// HistoryLoader is an optional interface of a Memory that saves RunSession a copy of the
+// whole history on every run. With Load, the store copies the history out and the run copies
+// it again into its transcript; with LoadHistory, the store copies it straight into the
+// transcript.
+//
+// LoadHistory appends the session's history to dst and returns the extended slice, as append
+// does: dst[:len(dst)] must be returned unchanged, followed by what Load would return. The
+// run appends its own messages after the history, so a store that grows dst should leave room
+// for a few more (slices.Grow(dst, n+8)). The appended messages are the caller's, as those
+// Load returns are.
+type HistoryLoader interface {
+	LoadHistory(ctx context.Context, session string, dst []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error)
+}
+
 // SessionLocker is an optional interface of a Memory: when implemented, RunSession holds the
 // session's lock for the whole run, so two runs on one session never interleave. Lock
 // either waits (until ctx is done) or fails at once with an error wrapping ErrSessionBusy.
@@ -38,7 +52,8 @@ type SessionLocker interface {
 //
 // Apply is called before every model request with the run's whole transcript (system prompt
 // first) and returns the messages to send. It must not modify msgs, and its result must pass
-// ValidateHistory (the loop checks). The transcript itself is never shortened: Result.Messages
+// ValidateHistory: the loop checks its structure (roles, ids, every call answered) before
+// sending it; tool call arguments it takes from msgs, already checked. The transcript itself is never shortened: Result.Messages
 // and the Memory keep everything. session is "" for runs that are not RunSession.
 type ContextStrategy interface {
 	Apply(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error)
@@ -77,11 +92,32 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 		defer unlock()
 	}
 	ctx = context.WithValue(ctx, sessionKey{}, session)
-	hist, err := mem.Load(ctx, session)
-	if err != nil {
-		return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
+	user := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input}
+	var r *run
+	if hl, ok := mem.(HistoryLoader); ok {
+		var msgs []openai.ChatCompletionMessage
+		if a.opts.Instructions != "" {
+			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.opts.Instructions})
+		}
+		n := len(msgs)
+		msgs, err := hl.LoadHistory(ctx, session, msgs)
+		if err != nil {
+			return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
+		}
+		if len(msgs) < n {
+			return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: LoadHistory returned %d messages, fewer than the %d it was given", session, len(msgs), n)
+		}
+		if n > 0 && hasSystemPrompt(msgs[n:]) {
+			msgs = append(msgs[:0], msgs[n:]...) // the stored history has its own system prompt
+		}
+		r = a.runOn(append(msgs, user))
+	} else {
+		hist, err := mem.Load(ctx, session)
+		if err != nil {
+			return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
+		}
+		r = a.newRun(hist, user)
 	}
-	r := a.newRun(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input})
 	r.session, r.sessioned = session, true
 	r.persisted = r.res.New - 1 // the input message is new too
 	return r.start(ctx)

@@ -43,19 +43,28 @@ func (a *Agent) RunMessages(ctx context.Context, history []openai.ChatCompletion
 
 // newRun prepares the state of a run on history.
 func (a *Agent) newRun(history []openai.ChatCompletionMessage, more ...openai.ChatCompletionMessage) *run {
-	r := &run{a: a, res: &Result{Steps: make([]Step, 0, 2)}}
 	// Room for the system prompt and one round (a reply with a few calls, their results and
 	// the answer); a message is ~300 bytes, so more than that is left to append.
 	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+len(more)+1+6)
-	if a.opts.Instructions != "" && (len(history) == 0 || (history[0].Role != openai.ChatMessageRoleSystem && history[0].Role != openai.ChatMessageRoleDeveloper)) {
+	if a.opts.Instructions != "" && !hasSystemPrompt(history) {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.opts.Instructions})
 	}
 	msgs = append(msgs, history...)
 	msgs = append(msgs, more...)
-	r.res.Messages = msgs
-	r.res.New = len(msgs)
-	for _, m := range msgs {
-		for _, c := range m.ToolCalls {
+	return a.runOn(msgs)
+}
+
+// hasSystemPrompt reports whether a history begins with its own system prompt, which then
+// replaces Options.Instructions.
+func hasSystemPrompt(history []openai.ChatCompletionMessage) bool {
+	return len(history) > 0 && (history[0].Role == openai.ChatMessageRoleSystem || history[0].Role == openai.ChatMessageRoleDeveloper)
+}
+
+// runOn prepares the state of a run whose transcript starts as msgs, which it owns.
+func (a *Agent) runOn(msgs []openai.ChatCompletionMessage) *run {
+	r := &run{a: a, res: &Result{Steps: make([]Step, 0, 2), Messages: msgs, New: len(msgs)}}
+	for i := range msgs {
+		for _, c := range msgs[i].ToolCalls {
 			r.addID(c.ID)
 		}
 	}
@@ -314,8 +323,10 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 			return openai.ChatCompletionMessage{}, &contextError{fmt.Errorf("agentkit: context strategy before model call %d: %w", iter, err)}
 		}
 		req.Messages = view
-		// A strategy's view is new: check all of it.
-		if err := ValidateHistory(req.Messages); err != nil {
+		// A strategy's view is new: check all of its structure. Its arguments are the
+		// transcript's, checked where they entered it (the input history, normalize): a
+		// strategy drops, clears and summarizes messages, it does not write tool calls.
+		if err := validateHistory(req.Messages, false); err != nil {
 			return openai.ChatCompletionMessage{}, fmt.Errorf("%w: the context strategy's view before model call %d: %w", ErrInvalidHistory, iter, err)
 		}
 	} else if err := validateHistory(req.Messages[r.validated:], false); err != nil {

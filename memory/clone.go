@@ -8,15 +8,59 @@ func cloneMessages(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionM
 	if msgs == nil {
 		return nil
 	}
-	out := make([]openai.ChatCompletionMessage, len(msgs))
+	return appendClones(make([]openai.ChatCompletionMessage, 0, len(msgs)), msgs)
+}
+
+// appendClones appends deep copies of msgs to dst. The tool calls of all of them share one
+// new array, each message's slice of it capped so that appending to one never writes into
+// the next.
+func appendClones(dst, msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	calls := 0
 	for i := range msgs {
-		out[i] = cloneMessage(msgs[i])
+		calls += len(msgs[i].ToolCalls)
 	}
-	return out
+	var pool []openai.ToolCall
+	if calls > 0 {
+		pool = make([]openai.ToolCall, 0, calls)
+	}
+	for _, m := range msgs {
+		if m.ToolCalls != nil && len(m.ToolCalls) == 0 {
+			m.ToolCalls = []openai.ToolCall{}
+		} else if m.ToolCalls != nil {
+			start := len(pool)
+			pool = append(pool, m.ToolCalls...)
+			m.ToolCalls = pool[start:len(pool):len(pool)]
+			for i := range m.ToolCalls {
+				if p := m.ToolCalls[i].Index; p != nil {
+					n := *p
+					m.ToolCalls[i].Index = &n
+				}
+			}
+		}
+		dst = append(dst, cloneRest(m))
+	}
+	return dst
 }
 
 // cloneMessage copies everything m points to: parts, image URLs, tool calls.
 func cloneMessage(m openai.ChatCompletionMessage) openai.ChatCompletionMessage {
+	if m.ToolCalls != nil {
+		calls := make([]openai.ToolCall, len(m.ToolCalls))
+		copy(calls, m.ToolCalls)
+		for i := range calls {
+			if p := calls[i].Index; p != nil {
+				n := *p
+				calls[i].Index = &n
+			}
+		}
+		m.ToolCalls = calls
+	}
+	return cloneRest(m)
+}
+
+// cloneRest copies what m points to but its tool calls: parts, image URLs, the legacy
+// function call.
+func cloneRest(m openai.ChatCompletionMessage) openai.ChatCompletionMessage {
 	if m.MultiContent != nil {
 		parts := make([]openai.ChatMessagePart, len(m.MultiContent))
 		copy(parts, m.MultiContent)
@@ -31,17 +75,6 @@ func cloneMessage(m openai.ChatCompletionMessage) openai.ChatCompletionMessage {
 	if m.FunctionCall != nil {
 		f := *m.FunctionCall
 		m.FunctionCall = &f
-	}
-	if m.ToolCalls != nil {
-		calls := make([]openai.ToolCall, len(m.ToolCalls))
-		copy(calls, m.ToolCalls)
-		for i := range calls {
-			if p := calls[i].Index; p != nil {
-				n := *p
-				calls[i].Index = &n
-			}
-		}
-		m.ToolCalls = calls
 	}
 	return m
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	openai "github.com/sashabaranov/go-openai"
 	"go.uber.org/goleak"
 
@@ -167,5 +169,81 @@ func TestRunSessionLocking(t *testing.T) {
 	want := "user:first assistant: tool:done assistant:first answer user:second assistant:second answer"
 	if strings.Join(got, " ") != want {
 		t.Errorf("stored = %s\nwant     %s", strings.Join(got, " "), want)
+	}
+}
+
+// loadOnly hides every optional interface of a store: RunSession uses Load.
+type loadOnly struct{ agentkit.Memory }
+
+// shortLoader is a HistoryLoader that breaks its contract: it drops dst.
+type shortLoader struct{ *memory.InMemory }
+
+func (s shortLoader) LoadHistory(ctx context.Context, session string, dst []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+	return s.Load(ctx, session)
+}
+
+// RunSession gives the same transcripts whether the store loads through LoadHistory (InMemory,
+// SQLite) or Load, with the agent's system prompt or the one stored in the session.
+func TestRunSessionHistoryLoaderAgrees(t *testing.T) {
+	weather := tool.New("get_weather", "Current weather of a city.", func(ctx context.Context, in struct {
+		City string `json:"city"`
+	}) (string, error) {
+		return in.City + "：晴", nil
+	})
+	turns := []struct {
+		input   string
+		replies []agentkittest.Reply
+	}{
+		{"北京？", []agentkittest.Reply{agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"北京"}`)), agentkittest.Text("晴。")}},
+		{"上海和广州？", []agentkittest.Reply{agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"上海"}`), agentkittest.Call("get_weather", `{"city":"广州"}`)), agentkittest.Text("都晴。")}},
+		{"谢谢", []agentkittest.Reply{agentkittest.Text("不客气。")}},
+	}
+	stores := map[string]func(t *testing.T) agentkit.Memory{
+		"InMemory":  func(*testing.T) agentkit.Memory { return memory.NewInMemory() },
+		"Load only": func(*testing.T) agentkit.Memory { return loadOnly{memory.NewInMemory()} },
+		"SQLite": func(t *testing.T) agentkit.Memory {
+			s, err := memory.OpenSQLite(filepath.Join(t.TempDir(), "s.db"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+	for _, storedPrompt := range []bool{false, true} {
+		transcripts := map[string][][]openai.ChatCompletionMessage{}
+		for name, newStore := range stores {
+			store := newStore(t)
+			if storedPrompt {
+				if err := store.Append(context.Background(), "s", []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: "stored prompt"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, turn := range turns {
+				agent := agentkit.New(agentkittest.New(t, turn.replies...), &agentkit.Options{Instructions: "agent prompt", Tools: []*tool.Tool{weather}, Memory: store})
+				res, err := agent.RunSession(context.Background(), "s", turn.input)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				transcripts[name] = append(transcripts[name], res.Messages)
+			}
+		}
+		want := transcripts["Load only"]
+		if got := want[0][0].Content; (got == "stored prompt") != storedPrompt {
+			t.Errorf("stored prompt %v: the transcript starts with %q", storedPrompt, got)
+		}
+		for name, got := range transcripts {
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("stored prompt %v: %s's transcripts differ from Load's (-Load +%s):\n%s", storedPrompt, name, name, diff)
+			}
+		}
+	}
+}
+
+func TestRunSessionHistoryLoaderBroken(t *testing.T) {
+	agent := agentkit.New(agentkittest.New(t), &agentkit.Options{Instructions: "prompt", Memory: shortLoader{memory.NewInMemory()}})
+	res, err := agent.RunSession(context.Background(), "s", "hi")
+	if err == nil || res.Stop != agentkit.StopMemoryError || !strings.Contains(err.Error(), "fewer than") {
+		t.Errorf("got %v, %v; want a memory error saying LoadHistory returned fewer messages", res.Stop, err)
 	}
 }

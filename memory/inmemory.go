@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -27,6 +28,7 @@ type InMemory struct {
 var (
 	_ agentkit.Memory        = (*InMemory)(nil)
 	_ agentkit.SessionLocker = (*InMemory)(nil)
+	_ agentkit.HistoryLoader = (*InMemory)(nil)
 	_ Searcher               = (*InMemory)(nil)
 	_ SummaryStore           = (*InMemory)(nil)
 )
@@ -42,6 +44,19 @@ func (s *InMemory) Load(ctx context.Context, session string) ([]openai.ChatCompl
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return cloneMessages(s.sessions[session]), nil
+}
+
+// LoadHistory appends a copy of the session's history to dst, with room for a few more
+// messages; RunSession uses it to copy the history straight into the run's transcript
+// (agentkit.HistoryLoader).
+func (s *InMemory) LoadHistory(ctx context.Context, session string, dst []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	h := s.sessions[session]
+	return appendClones(slices.Grow(dst, len(h)+8), h), nil
 }
 
 // Append adds a copy of msgs to the end of the session's history, atomically: concurrent

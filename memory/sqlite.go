@@ -86,6 +86,7 @@ type SQLite struct {
 var (
 	_ agentkit.Memory        = (*SQLite)(nil)
 	_ agentkit.SessionLocker = (*SQLite)(nil)
+	_ agentkit.HistoryLoader = (*SQLite)(nil)
 	_ Searcher               = (*SQLite)(nil)
 	_ SummaryStore           = (*SQLite)(nil)
 )
@@ -185,6 +186,12 @@ func (s *SQLite) releaseWrite() { <-s.write }
 // Load returns the session's history; empty for an unknown session. A row that cannot be
 // decoded, or a gap in the sequence numbers, is an error wrapping [ErrCorrupt].
 func (s *SQLite) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
+	return s.LoadHistory(ctx, session, nil)
+}
+
+// LoadHistory appends the session's history to dst, as Load returns it; RunSession uses it
+// to decode the rows straight into the run's transcript (agentkit.HistoryLoader).
+func (s *SQLite) LoadHistory(ctx context.Context, session string, dst []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
 	}
@@ -193,15 +200,15 @@ func (s *SQLite) Load(ctx context.Context, session string) ([]openai.ChatComplet
 		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
 	}
 	defer rows.Close()
-	var out []openai.ChatCompletionMessage
+	out, base := dst, len(dst)
 	for rows.Next() {
 		var seq int64
 		var raw []byte
 		if err := rows.Scan(&seq, &raw); err != nil {
-			return nil, fmt.Errorf("memory: session %q, row %d: %w: %w", session, len(out), ErrCorrupt, err)
+			return nil, fmt.Errorf("memory: session %q, row %d: %w: %w", session, len(out)-base, ErrCorrupt, err)
 		}
-		if seq != int64(len(out)) {
-			return nil, fmt.Errorf("memory: session %q: %w: message %d is missing (the next row has sequence number %d)", session, ErrCorrupt, len(out), seq)
+		if seq != int64(len(out)-base) {
+			return nil, fmt.Errorf("memory: session %q: %w: message %d is missing (the next row has sequence number %d)", session, ErrCorrupt, len(out)-base, seq)
 		}
 		m, err := decodeMessage(raw)
 		if err != nil {

@@ -14,5 +14,6 @@
 // under concurrent appends; honours a canceled context (an error wrapping ctx.Err(), and
 // nothing appended); returns an empty history for an unknown session; copies what it is
 // given and what it returns; round-trips every field of a message; and, when the store is an
-// agentkit.SessionLocker, that a held session is never granted twice.
+// agentkit.SessionLocker, that a held session is never granted twice; and, when it is an
+// agentkit.HistoryLoader, that LoadHistory returns what Load does after the caller's messages.
 package memorytest

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -38,6 +39,7 @@ func Run(t *testing.T, newMemory func(t *testing.T) agentkit.Memory) {
 		{"ConcurrentAppendsOneSession", testConcurrentOneSession},
 		{"CanceledContext", testCanceled},
 		{"Locker", testLocker},
+		{"HistoryLoader", testHistoryLoader},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -412,5 +414,54 @@ func testLocker(t *testing.T, m agentkit.Memory) {
 	wg.Wait()
 	if maxHolders > 1 {
 		t.Errorf("%d runs held one session at once", maxHolders)
+	}
+}
+
+// testHistoryLoader checks an agentkit.HistoryLoader: LoadHistory returns dst unchanged
+// followed by what Load returns, copies as Load does, and honours a canceled context.
+func testHistoryLoader(t *testing.T, m agentkit.Memory) {
+	hl, ok := m.(agentkit.HistoryLoader)
+	if !ok {
+		t.Skip("not an agentkit.HistoryLoader")
+	}
+	ctx := context.Background()
+	prefix := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: "system"}}
+	got, err := hl.LoadHistory(ctx, "unknown", slices.Clone(prefix))
+	if err != nil {
+		t.Fatalf("LoadHistory of an unknown session: %v", err)
+	}
+	if diff := cmp.Diff(prefix, got, equal); diff != "" {
+		t.Fatalf("LoadHistory of an unknown session changed dst (-want +got):\n%s", diff)
+	}
+	hist := append([]openai.ChatCompletionMessage{User("q")}, Step("call_a", 2)...)
+	hist = append(hist, Assistant("a"), User("q2"))
+	hist = append(hist, Step("call_b", 1)...)
+	appendOK(t, m, "s", hist...)
+	want := append(slices.Clone(prefix), load(t, m, "s")...)
+	for _, dst := range [][]openai.ChatCompletionMessage{slices.Clone(prefix), append(make([]openai.ChatCompletionMessage, 0, 64), prefix...)} {
+		got, err := hl.LoadHistory(ctx, "s", dst)
+		if err != nil {
+			t.Fatalf("LoadHistory: %v", err)
+		}
+		if diff := cmp.Diff(want, got, equal); diff != "" {
+			t.Fatalf("LoadHistory differs from dst followed by Load (-want +got):\n%s", diff)
+		}
+		// The caller owns what it got: changing it, or appending to its slices, changes
+		// neither the store nor the other messages.
+		got[2].ToolCalls[0].Function.Arguments = `{"changed":true}`
+		_ = append(got[2].ToolCalls, openai.ToolCall{ID: "appended"})
+		got[1].Content = "changed"
+		_ = append(got, Assistant("appended after the history"))
+		if got[7].ToolCalls[0].ID == "appended" {
+			t.Fatal("appending to one message's tool calls overwrote the next message's")
+		}
+		if diff := cmp.Diff(want[1:], load(t, m, "s"), equal); diff != "" {
+			t.Fatalf("changing what LoadHistory returned changed the store (-want +got):\n%s", diff)
+		}
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := hl.LoadHistory(cctx, "s", nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("LoadHistory with a canceled context = %v, want an error wrapping context.Canceled", err)
 	}
 }

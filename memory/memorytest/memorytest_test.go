@@ -85,6 +85,20 @@ func (s *flawed) Append(ctx context.Context, session string, msgs []openai.ChatC
 	return nil
 }
 
+// loader is a flawed store that is also a HistoryLoader.
+type loader struct{ *flawed }
+
+func (l loader) LoadHistory(ctx context.Context, session string, dst []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+	h, err := l.Load(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	if l.flaw == "loads history over dst" {
+		return h, nil
+	}
+	return append(dst, h...), nil
+}
+
 // grantsTwice is a SessionLocker that never refuses.
 type grantsTwice struct{ *flawed }
 
@@ -101,12 +115,16 @@ var flaws = map[string]string{ // flaw → the subtest that must catch it
 	"not atomic":                  "ConcurrentAppendsOneSession",
 	"keeps the caller's slices":   "CopiesAppended",
 	"grants a held session":       "Locker",
+	"loads history over dst":      "HistoryLoader",
 }
 
 func newFlawed(flaw string) agentkit.Memory {
 	f := &flawed{flaw: flaw, m: map[string][]openai.ChatCompletionMessage{}}
-	if flaw == "grants a held session" {
+	switch flaw {
+	case "grants a held session":
 		return grantsTwice{flawed: f}
+	case "loads history over dst", "":
+		return loader{flawed: f}
 	}
 	return f
 }
