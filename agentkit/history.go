@@ -108,30 +108,52 @@ func ValidateHistory(msgs []openai.ChatCompletionMessage) error {
 // arguments are a JSON object — the loop's own messages, normalized when they were appended,
 // whose parsing is most of the cost of validating before every request.
 func validateHistory(msgs []openai.ChatCompletionMessage, checkArgs bool) error {
-	v := validator{checkArgs: checkArgs}
-	calls := 0
-	for i := range msgs {
-		if msgs[i].Role == openai.ChatMessageRoleAssistant {
-			calls += len(msgs[i].ToolCalls)
-		}
-	}
+	calls := countCalls(msgs)
 	// The id set lives on the stack unless the history has more than 32 calls: the loop
 	// validates what each step appended, a few calls, and a larger array, zeroed on every
 	// call, would cost more than it saves. It is a separate variable, not a field of v, for
 	// escape analysis to see that.
 	var idBuf [64]string
 	var msgBuf [64]int
-	size := 16
-	for size < 2*calls {
-		size <<= 1
-	}
 	ids := idSet{seed: maphash.MakeSeed()}
-	if size <= len(idBuf) {
+	if size := idSetSize(calls); size <= len(idBuf) {
 		ids.ids, ids.msgs = idBuf[:size], msgBuf[:size]
 	} else {
 		ids.ids, ids.msgs = make([]string, size), make([]int, size)
 	}
+	return validateWith(msgs, checkArgs, &ids)
+}
 
+// validateHistoryKeep is validateHistory that also returns the set of the history's tool
+// call ids, for the run to keep new ids unique without building a second set.
+func validateHistoryKeep(msgs []openai.ChatCompletionMessage, checkArgs bool) (*idSet, error) {
+	size := idSetSize(countCalls(msgs))
+	ids := &idSet{seed: maphash.MakeSeed(), ids: make([]string, size), msgs: make([]int, size)}
+	return ids, validateWith(msgs, checkArgs, ids)
+}
+
+func countCalls(msgs []openai.ChatCompletionMessage) int {
+	calls := 0
+	for i := range msgs {
+		if msgs[i].Role == openai.ChatMessageRoleAssistant {
+			calls += len(msgs[i].ToolCalls)
+		}
+	}
+	return calls
+}
+
+// idSetSize is the table size for calls ids: a power of two, at least 16 and twice calls.
+func idSetSize(calls int) int {
+	size := 16
+	for size < 2*calls {
+		size <<= 1
+	}
+	return size
+}
+
+// validateWith is validateHistory with an empty id set of the right size.
+func validateWith(msgs []openai.ChatCompletionMessage, checkArgs bool, ids *idSet) error {
+	v := validator{checkArgs: checkArgs}
 	owner := -1 // the assistant message whose tool block we are in, or -1
 	for i := range msgs {
 		m := &msgs[i]
@@ -152,7 +174,7 @@ func validateHistory(msgs []openai.ChatCompletionMessage, checkArgs bool) error 
 				continue
 			}
 			owner = i
-			v.calls(msgs, i, &ids)
+			v.calls(msgs, i, ids)
 		case openai.ChatMessageRoleTool:
 			v.common(i, m)
 			v.answer(msgs, owner, i)
@@ -289,6 +311,19 @@ func (s *idSet) add(id string, msg int) (first int, ok bool) {
 			return msg, true
 		case id:
 			return s.msgs[h], false
+		}
+	}
+}
+
+// has reports whether id is in the set.
+func (s *idSet) has(id string) bool {
+	mask := uint64(len(s.ids) - 1)
+	for h := maphash.String(s.seed, id) & mask; ; h = (h + 1) & mask {
+		switch s.ids[h] {
+		case "":
+			return false
+		case id:
+			return true
 		}
 	}
 }

@@ -62,13 +62,7 @@ func hasSystemPrompt(history []openai.ChatCompletionMessage) bool {
 
 // runOn prepares the state of a run whose transcript starts as msgs, which it owns.
 func (a *Agent) runOn(msgs []openai.ChatCompletionMessage) *run {
-	r := &run{a: a, res: &Result{Steps: make([]Step, 0, 2), Messages: msgs, New: len(msgs)}}
-	for i := range msgs {
-		for _, c := range msgs[i].ToolCalls {
-			r.addID(c.ID)
-		}
-	}
-	return r
+	return &run{a: a, res: &Result{Steps: make([]Step, 0, 2), Messages: msgs, New: len(msgs)}}
 }
 
 // MissingToolName replaces, in the transcript, the empty name of a tool call whose model sent
@@ -111,11 +105,13 @@ func (r *run) start(ctx context.Context) (*Result, error) {
 
 func (r *run) loop(ctx context.Context) (*Result, error) {
 	a := r.a
-	if err := ValidateHistory(r.res.Messages); err != nil {
+	hist, err := validateHistoryKeep(r.res.Messages, true)
+	if err != nil {
 		r.sessioned = false // nothing of a run on a broken history is stored
 		return r.finish(ctx, StopInvalidHistory, fmt.Errorf("%w: %w", ErrInvalidHistory, err))
 	}
 	r.validated = len(r.res.Messages)
+	r.ids.hist = hist
 	if err := r.persist(ctx); err != nil { // the user's message, before anything can fail
 		return r.finish(ctx, StopMemoryError, err)
 	}
@@ -188,12 +184,14 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 // addID records a tool call id of the transcript.
 func (r *run) addID(id string) { r.ids.add(id) }
 
-// callIDs is a set of tool call ids. Most runs hold a few, kept in an array and searched
-// in order; past its size they move to a map.
+// callIDs is the set of the tool call ids of a run's transcript: those of the history it
+// began with, collected when the history was validated, and those the run added. A run adds
+// a few, kept in an array and searched in order; past its size they move to a map.
 type callIDs struct {
-	few [8]string
-	n   int
-	set map[string]struct{}
+	hist *idSet // nil until the history is validated
+	few  [8]string
+	n    int
+	set  map[string]struct{}
 }
 
 func (s *callIDs) add(id string) {
@@ -214,6 +212,9 @@ func (s *callIDs) add(id string) {
 }
 
 func (s *callIDs) has(id string) bool {
+	if s.hist != nil && s.hist.has(id) {
+		return true
+	}
 	if s.set != nil {
 		_, ok := s.set[id]
 		return ok
