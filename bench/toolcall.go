@@ -95,6 +95,27 @@ func Toolcall() Framework {
 				},
 			},
 			{
+				Name: "session+window-bytes4",
+				Note: "as session+window, with the zero memory.Counter (one token per 4 bytes, no tokenizer): the cost of the window without tiktoken",
+				New: func(c *script.Conversation) func(ctx context.Context) error {
+					model := newOpenAIModel(c.Script)
+					tools := toolcallTools(c.Tools)
+					return func(ctx context.Context) error {
+						o := toolcallOptions(c.Script)
+						o.Tools = tools
+						o.Memory = memory.NewInMemory()
+						o.Context = memory.Window(memory.WindowOptions{Budget: WindowBudget, Counter: &memory.Counter{}})
+						a := agentkit.New(model, o)
+						for _, in := range c.Inputs {
+							if _, err := a.RunSession(ctx, "s", in); err != nil {
+								return err
+							}
+						}
+						return nil
+					}
+				},
+			},
+			{
 				Name: "messages",
 				Note: "RunMessages with the previous Result.Messages plus the new user message: everything is sent (no memory)",
 				New: func(c *script.Conversation) func(ctx context.Context) error {

@@ -156,6 +156,9 @@ func (c *Counter) Message(m openai.ChatCompletionMessage) int {
 }
 
 func (c *Counter) message(m *openai.ChatCompletionMessage) int {
+	if c.codec == nil {
+		return c.count(m) // bytes/4: cheaper than the cache's hash
+	}
 	key := c.key(m)
 	c.mu.Lock()
 	n, ok := c.cache[key]
