@@ -125,9 +125,14 @@ func validateHistory(msgs []openai.ChatCompletionMessage, checkArgs bool) error 
 }
 
 // validateHistoryKeep is validateHistory that also returns the set of the history's tool
-// call ids, for the run to keep new ids unique without building a second set.
+// call ids, for the run to keep new ids unique without building a second set; nil when the
+// history has no tool call.
 func validateHistoryKeep(msgs []openai.ChatCompletionMessage, checkArgs bool) (*idSet, error) {
-	size := idSetSize(countCalls(msgs))
+	calls := countCalls(msgs)
+	if calls == 0 {
+		return nil, validateHistory(msgs, checkArgs) // nothing to keep
+	}
+	size := idSetSize(calls)
 	ids := &idSet{seed: maphash.MakeSeed(), ids: make([]string, size), msgs: make([]int, size)}
 	return ids, validateWith(msgs, checkArgs, ids)
 }
