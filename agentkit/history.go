@@ -108,19 +108,24 @@ func ValidateHistory(msgs []openai.ChatCompletionMessage) error {
 // arguments are a JSON object — the loop's own messages, normalized when they were appended,
 // whose parsing is most of the cost of validating before every request.
 func validateHistory(msgs []openai.ChatCompletionMessage, checkArgs bool) error {
-	calls := countCalls(msgs)
-	// The id set lives on the stack unless the history has more than 32 calls: the loop
-	// validates what each step appended, a few calls, and a larger array, zeroed on every
-	// call, would cost more than it saves. It is a separate variable, not a field of v, for
-	// escape analysis to see that.
-	var idBuf [64]string
-	var msgBuf [64]int
-	ids := idSet{seed: maphash.MakeSeed()}
-	if size := idSetSize(calls); size <= len(idBuf) {
-		ids.ids, ids.msgs = idBuf[:size], msgBuf[:size]
-	} else {
-		ids.ids, ids.msgs = make([]string, size), make([]int, size)
+	// The id set lives on the stack unless the history has more than 32 calls. The loop
+	// validates what each step appended, a few calls, before every request: its arrays are
+	// small, since arrays are zeroed on every call whatever they hold. The sets are separate
+	// variables, not fields of v, for escape analysis to keep them on the stack.
+	size := idSetSize(countCalls(msgs))
+	switch {
+	case size <= 16:
+		var idBuf [16]string
+		var msgBuf [16]int
+		ids := idSet{seed: maphash.MakeSeed(), ids: idBuf[:], msgs: msgBuf[:]}
+		return validateWith(msgs, checkArgs, &ids)
+	case size <= 64:
+		var idBuf [64]string
+		var msgBuf [64]int
+		ids := idSet{seed: maphash.MakeSeed(), ids: idBuf[:size], msgs: msgBuf[:size]}
+		return validateWith(msgs, checkArgs, &ids)
 	}
+	ids := idSet{seed: maphash.MakeSeed(), ids: make([]string, size), msgs: make([]int, size)}
 	return validateWith(msgs, checkArgs, &ids)
 }
 

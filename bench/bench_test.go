@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/toolcall/toolcall/bench/internal/script"
 )
@@ -53,6 +54,45 @@ func BenchmarkConversation(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+			})
+		}
+	}
+}
+
+// BenchmarkRatio runs workloads 1 and 3 on each framework and on the hand-written loop
+// alternately, and reports the ratio of their total times ("x-handwritten"). Run one after
+// the other, two benchmarks see different loads on a shared machine; alternating within one
+// benchmark exposes both to the same load, so this ratio is the one to read. ns/op is the
+// time of one pair.
+func BenchmarkRatio(b *testing.B) {
+	workloads := []struct {
+		name   string
+		script func() *script.Script
+		input  string
+	}{
+		{"Round", script.Round, script.Input},
+		{"Chain", func() *script.Script { return script.Chain(script.ChainLength) }, "chain"},
+	}
+	for _, w := range workloads {
+		for _, fw := range Frameworks()[1:] {
+			b.Run(w.name+"/"+fw.Name, func(b *testing.B) {
+				run, floor := fw.Agent(w.script()), HandWritten().Agent(w.script())
+				ctx := context.Background()
+				var theirs, hand time.Duration
+				b.ReportAllocs()
+				for b.Loop() {
+					start := time.Now()
+					out, err := run(ctx, w.input)
+					mid := time.Now()
+					hout, herr := floor(ctx, w.input)
+					end := time.Now()
+					if err != nil || out == "" || herr != nil || hout == "" {
+						b.Fatalf("run: %q, %v; hand-written: %q, %v", out, err, hout, herr)
+					}
+					theirs += mid.Sub(start)
+					hand += end.Sub(mid)
+				}
+				b.ReportMetric(float64(theirs)/float64(hand), "x-handwritten")
 			})
 		}
 	}
