@@ -98,7 +98,7 @@ func (e *HistoryError) Error() string {
 //     MultiContent part is empty: a text part has text, an image_url part a URL (go-openai
 //     omits them when empty, and providers reject the part).
 //
-// ValidateHistory allocates nothing for a valid history of up to 32 tool calls; it runs
+// ValidateHistory allocates nothing for a valid history of up to 128 tool calls; it runs
 // before every model request.
 func ValidateHistory(msgs []openai.ChatCompletionMessage) error {
 	return validateHistory(msgs, true)
@@ -108,7 +108,7 @@ func ValidateHistory(msgs []openai.ChatCompletionMessage) error {
 // arguments are a JSON object — the loop's own messages, normalized when they were appended,
 // whose parsing is most of the cost of validating before every request.
 func validateHistory(msgs []openai.ChatCompletionMessage, checkArgs bool) error {
-	// The id set lives on the stack unless the history has more than 32 calls. The loop
+	// The id set lives on the stack unless the history has more than 128 calls. The loop
 	// validates what each step appended, a few calls, before every request: its arrays are
 	// small, since arrays are zeroed on every call whatever they hold. The sets are separate
 	// variables, not fields of v, for escape analysis to keep them on the stack.
@@ -122,6 +122,11 @@ func validateHistory(msgs []openai.ChatCompletionMessage, checkArgs bool) error 
 	case size <= 64:
 		var idBuf [64]string
 		var msgBuf [64]int
+		ids := idSet{seed: maphash.MakeSeed(), ids: idBuf[:size], msgs: msgBuf[:size]}
+		return validateWith(msgs, checkArgs, &ids)
+	case size <= 256:
+		var idBuf [256]string
+		var msgBuf [256]int
 		ids := idSet{seed: maphash.MakeSeed(), ids: idBuf[:size], msgs: msgBuf[:size]}
 		return validateWith(msgs, checkArgs, &ids)
 	}
