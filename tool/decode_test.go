@@ -122,19 +122,7 @@ func compareDecodeNoNumber(t *testing.T, in string) {
 	if reflect.ValueOf(decoderFor(reflect.TypeFor[decNoNumber]())).Pointer() != reflect.ValueOf(decodeInto).Pointer() {
 		t.Fatal("decNoNumber is not decoded by decodeInto")
 	}
-	var want, got decNoNumber
-	wantErr := json.Unmarshal([]byte(in), &want)
-	gotErr := decodeInto([]byte(in), &got)
-	if (gotErr != nil) != (wantErr != nil) {
-		t.Errorf("%s: decodeInto error %v, encoding/json error %v", in, gotErr, wantErr)
-		return
-	}
-	if wantErr != nil {
-		return
-	}
-	if diff := cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true })); diff != "" {
-		t.Errorf("%s: decodeInto differs from encoding/json (-want +got):\n%s", in, diff)
-	}
+	compareDecodeAs[decNoNumber](t, in, decodeInto)
 }
 
 func TestDecoderFor(t *testing.T) {
@@ -165,18 +153,25 @@ func TestDecoderFor(t *testing.T) {
 
 func compareDecode(t *testing.T, in string) {
 	t.Helper()
-	var want, got decAll
+	compareDecodeAs[decAll](t, in, decoderFor(reflect.TypeFor[decAll]()))
+}
+
+// compareDecodeAs decodes in into a T with decode and with encoding/json's Unmarshal, and
+// wants the same error-or-not and, without error, the same value.
+func compareDecodeAs[T any](t *testing.T, in string, decode func([]byte, any) error) {
+	t.Helper()
+	var want, got T
 	wantErr := json.Unmarshal([]byte(in), &want)
-	gotErr := decoderFor(reflect.TypeFor[decAll]())([]byte(in), &got)
+	gotErr := decode([]byte(in), &got)
 	if (gotErr != nil) != (wantErr != nil) {
-		t.Errorf("%s: decodeInto error %v, encoding/json error %v", in, gotErr, wantErr)
+		t.Errorf("%s: decoder error %v, encoding/json error %v", in, gotErr, wantErr)
 		return
 	}
 	if wantErr != nil {
 		return // the partial values after an error differ, and neither is used
 	}
 	if diff := cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true })); diff != "" {
-		t.Errorf("%s: decodeInto differs from encoding/json (-want +got):\n%s", in, diff)
+		t.Errorf("%s: decoder differs from encoding/json (-want +got):\n%s", in, diff)
 	}
 }
 
