@@ -76,44 +76,12 @@ func Toolcall() Framework {
 			{
 				Name: "session+window",
 				Note: fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(budget %d tokens, tiktoken o200k counter, new per conversation)", WindowBudget),
-				New: func(c *script.Conversation) func(ctx context.Context) error {
-					model := newOpenAIModel(c.Script)
-					tools := toolcallTools(c.Tools)
-					return func(ctx context.Context) error {
-						o := toolcallOptions(c.Script)
-						o.Tools = tools
-						o.Memory = memory.NewInMemory()
-						o.Context = memory.Window(memory.WindowOptions{Budget: WindowBudget, Counter: memory.NewCounter("gpt-4o-mini")})
-						a := agentkit.New(model, o)
-						for _, in := range c.Inputs {
-							if _, err := a.RunSession(ctx, "s", in); err != nil {
-								return err
-							}
-						}
-						return nil
-					}
-				},
+				New:  toolcallSession(func() *memory.Counter { return memory.NewCounter("gpt-4o-mini") }),
 			},
 			{
 				Name: "session+window-bytes4",
 				Note: "as session+window, with the zero memory.Counter (one token per 4 bytes, no tokenizer): the cost of the window without tiktoken",
-				New: func(c *script.Conversation) func(ctx context.Context) error {
-					model := newOpenAIModel(c.Script)
-					tools := toolcallTools(c.Tools)
-					return func(ctx context.Context) error {
-						o := toolcallOptions(c.Script)
-						o.Tools = tools
-						o.Memory = memory.NewInMemory()
-						o.Context = memory.Window(memory.WindowOptions{Budget: WindowBudget, Counter: &memory.Counter{}})
-						a := agentkit.New(model, o)
-						for _, in := range c.Inputs {
-							if _, err := a.RunSession(ctx, "s", in); err != nil {
-								return err
-							}
-						}
-						return nil
-					}
-				},
+				New:  toolcallSession(func() *memory.Counter { return &memory.Counter{} }),
 			},
 			{
 				Name: "messages",
@@ -134,5 +102,27 @@ func Toolcall() Framework {
 				},
 			},
 		},
+	}
+}
+
+// toolcallSession runs a conversation with RunSession on a new InMemory store and a
+// memory.Window counting with a new counter.
+func toolcallSession(counter func() *memory.Counter) func(c *script.Conversation) func(ctx context.Context) error {
+	return func(c *script.Conversation) func(ctx context.Context) error {
+		model := newOpenAIModel(c.Script)
+		tools := toolcallTools(c.Tools)
+		return func(ctx context.Context) error {
+			o := toolcallOptions(c.Script)
+			o.Tools = tools
+			o.Memory = memory.NewInMemory()
+			o.Context = memory.Window(memory.WindowOptions{Budget: WindowBudget, Counter: counter()})
+			a := agentkit.New(model, o)
+			for _, in := range c.Inputs {
+				if _, err := a.RunSession(ctx, "s", in); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 	}
 }

@@ -30,12 +30,7 @@ func appendClones(dst, msgs []openai.ChatCompletionMessage) []openai.ChatComplet
 			start := len(pool)
 			pool = append(pool, m.ToolCalls...)
 			m.ToolCalls = pool[start:len(pool):len(pool)]
-			for i := range m.ToolCalls {
-				if p := m.ToolCalls[i].Index; p != nil {
-					n := *p
-					m.ToolCalls[i].Index = &n
-				}
-			}
+			cloneIndexes(m.ToolCalls)
 		}
 		dst = append(dst, cloneRest(m))
 	}
@@ -47,12 +42,7 @@ func cloneMessage(m openai.ChatCompletionMessage) openai.ChatCompletionMessage {
 	if m.ToolCalls != nil {
 		calls := make([]openai.ToolCall, len(m.ToolCalls))
 		copy(calls, m.ToolCalls)
-		for i := range calls {
-			if p := calls[i].Index; p != nil {
-				n := *p
-				calls[i].Index = &n
-			}
-		}
+		cloneIndexes(calls)
 		m.ToolCalls = calls
 	}
 	return cloneRest(m)
@@ -77,4 +67,14 @@ func cloneRest(m openai.ChatCompletionMessage) openai.ChatCompletionMessage {
 		m.FunctionCall = &f
 	}
 	return m
+}
+
+// cloneIndexes gives each call its own copy of its stream index.
+func cloneIndexes(calls []openai.ToolCall) {
+	for i := range calls {
+		if p := calls[i].Index; p != nil {
+			n := *p
+			calls[i].Index = &n
+		}
+	}
 }
