@@ -93,3 +93,37 @@ func ExampleModelFunc() {
 	// Output:
 	// echo: hello
 }
+
+// A Conversation keeps a chat in this process: each turn sends everything said before.
+func ExampleConversation() {
+	weather := tool.New("get_weather", "查询指定城市的当前天气。",
+		func(ctx context.Context, in struct {
+			City string `json:"city"`
+		}) (string, error) {
+			return in.City + "：晴，26℃", nil
+		})
+	model := agentkittest.New(nil,
+		agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"北京"}`)),
+		agentkittest.Text("北京晴，26℃。"),
+		agentkittest.Text("不客气！"),
+	)
+	agent := agentkit.New(model, &agentkit.Options{Instructions: "你是天气助手。", Tools: []*tool.Tool{weather}})
+	chat, err := agent.NewConversation()
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	for _, input := range []string{"北京天气怎么样？", "谢谢"} {
+		res, err := chat.Run(context.Background(), input)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		fmt.Println(res.Output)
+	}
+	fmt.Println(len(chat.Messages()), "messages")
+	// Output:
+	// 北京晴，26℃。
+	// 不客气！
+	// 7 messages
+}

@@ -79,6 +79,7 @@ type run struct {
 	sessioned bool           // messages are persisted to Options.Memory
 	persisted int            // Messages[:persisted] are stored (when sessioned)
 	validated int            // Messages[:validated] passed ValidateHistory
+	trusted   int            // Messages[:trusted] passed it before the run began (a Conversation)
 	final     bool           // the current request is the tool-free last one
 	budgetAt  int            // index of BudgetExhaustedPrompt in Messages, 0 if none
 	over      atomic.Bool    // EventRunEnd was emitted: later events are dropped
@@ -105,7 +106,14 @@ func (r *run) start(ctx context.Context) (*Result, error) {
 
 func (r *run) loop(ctx context.Context) (*Result, error) {
 	a := r.a
-	hist, err := validateHistoryKeep(r.res.Messages, true)
+	var hist *idSet
+	var err error
+	if r.trusted > 0 {
+		// A Conversation's transcript: checked as it grew, its ids in r.ids already.
+		err = validateHistory(r.res.Messages[r.trusted:], true)
+	} else {
+		hist, err = validateHistoryKeep(r.res.Messages, true)
+	}
 	if err != nil {
 		r.sessioned = false // nothing of a run on a broken history is stored
 		return r.finish(ctx, StopInvalidHistory, fmt.Errorf("%w: %w", ErrInvalidHistory, err))

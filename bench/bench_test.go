@@ -98,6 +98,37 @@ func BenchmarkRatio(b *testing.B) {
 	}
 }
 
+// BenchmarkRatioConversation is BenchmarkRatio for workload 4: each framework's ways of
+// running the conversation alternate with the hand-written loop's (everything sent, no
+// memory), and the ratio of their total times is reported ("x-handwritten").
+func BenchmarkRatioConversation(b *testing.B) {
+	c := script.NewConversation(script.ConversationTurns)
+	floor := HandWritten().Conversations[0].New(c)
+	for _, fw := range Frameworks()[1:] {
+		for _, conv := range fw.Conversations {
+			b.Run(fw.Name+"-"+conv.Name, func(b *testing.B) {
+				run := conv.New(c)
+				ctx := context.Background()
+				var theirs, hand time.Duration
+				b.ReportAllocs()
+				for b.Loop() {
+					start := time.Now()
+					err := run(ctx)
+					mid := time.Now()
+					herr := floor(ctx)
+					end := time.Now()
+					if err != nil || herr != nil {
+						b.Fatalf("run: %v; hand-written: %v", err, herr)
+					}
+					theirs += mid.Sub(start)
+					hand += end.Sub(mid)
+				}
+				b.ReportMetric(float64(theirs)/float64(hand), "x-handwritten")
+			})
+		}
+	}
+}
+
 func benchRun(b *testing.B, run Run, input string) {
 	ctx := context.Background()
 	b.ReportAllocs()

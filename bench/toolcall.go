@@ -84,6 +84,25 @@ func Toolcall() Framework {
 				New:  toolcallSession(func() *memory.Counter { return &memory.Counter{} }),
 			},
 			{
+				Name: "conversation",
+				Note: "Agent.NewConversation, then Conversation.Run per turn: the transcript kept in process, checked as it grows, everything sent (no window)",
+				New: func(c *script.Conversation) func(ctx context.Context) error {
+					a := agentkit.New(newOpenAIModel(c.Script), toolcallOptions(c.Script))
+					return func(ctx context.Context) error {
+						conv, err := a.NewConversation()
+						if err != nil {
+							return err
+						}
+						for _, in := range c.Inputs {
+							if _, err := conv.Run(ctx, in); err != nil {
+								return err
+							}
+						}
+						return nil
+					}
+				},
+			},
+			{
 				Name: "messages",
 				Note: "RunMessages with the previous Result.Messages plus the new user message: everything is sent (no memory)",
 				New: func(c *script.Conversation) func(ctx context.Context) error {
