@@ -52,8 +52,7 @@ type SessionLocker interface {
 //
 // Apply is called before every model request with the run's whole transcript (system prompt
 // first) and returns the messages to send. It must not modify msgs, and its result must pass
-// ValidateHistory: the loop checks its structure (roles, ids, every call answered) before
-// sending it; tool call arguments it takes from msgs, already checked. The transcript itself is never shortened: Result.Messages
+// ValidateHistory (the loop checks). The transcript itself is never shortened: Result.Messages
 // and the Memory keep everything. session is "" for runs that are not RunSession.
 type ContextStrategy interface {
 	Apply(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error)

@@ -332,10 +332,9 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 			return openai.ChatCompletionMessage{}, &contextError{fmt.Errorf("agentkit: context strategy before model call %d: %w", iter, err)}
 		}
 		req.Messages = view
-		// A strategy's view is new: check all of its structure. Its arguments are the
-		// transcript's, checked where they entered it (the input history, normalize): a
-		// strategy drops, clears and summarizes messages, it does not write tool calls.
-		if err := validateHistory(req.Messages, false); err != nil {
+		// A strategy's view is new: check all of it, arguments included (a strategy that
+		// shortens the arguments of old calls must not send broken JSON).
+		if err := ValidateHistory(req.Messages); err != nil {
 			return openai.ChatCompletionMessage{}, fmt.Errorf("%w: the context strategy's view before model call %d: %w", ErrInvalidHistory, iter, err)
 		}
 	} else if err := validateHistory(req.Messages[r.validated:], false); err != nil {
