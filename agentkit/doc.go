@@ -45,7 +45,10 @@
 // ends and the answer, and a call starts as soon as its arguments are complete. The
 // [Assembler] rebuilds messages from chunks the way real providers send them.
 // [Agent.RunSession] loads and saves a conversation through Options.Memory, and
-// Options.Context chooses what the model is sent from a long one (package memory).
+// Options.Context chooses what the model is sent from a long one (package memory). A
+// [Conversation] keeps a chat in this process instead: its transcript is checked as it grows
+// and never copied, so a turn costs what it adds, where RunMessages copies and checks the
+// whole history it is given.
 // Options.RunMiddleware wraps whole runs (a tracing span, for one).
 //
 // # Observing a run
