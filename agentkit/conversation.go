@@ -68,8 +68,10 @@ func (c *Conversation) Run(ctx context.Context, input string) (*Result, error) {
 	r.ids.set = c.ids // the run adds its new ids to the conversation's
 	res, err := r.start(ctx)
 	msgs := r.res.Messages
-	if res.Stop == StopInvalidHistory {
-		return res, err // a bug, reported as such: nothing of this run is kept
+	if res.Stop == StopInvalidHistory || r.validated == 0 {
+		// The input was refused, or a run middleware never ran the loop: nothing of this
+		// run was checked, and nothing of it is kept.
+		return res, err
 	}
 	if r.budgetAt > 0 {
 		// The budget prompt is not said in the conversation. Result.Messages keeps it, so

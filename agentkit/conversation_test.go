@@ -243,3 +243,33 @@ func TestConversationOneTurnAtATime(t *testing.T) {
 		t.Errorf("%d messages with %d user messages, want 8 with 2: %s", len(msgs), users, agentkit.FormatTranscript(msgs))
 	}
 }
+
+// A run the loop never ran (a run middleware answered instead) or refused (an empty user
+// message) leaves the conversation as it was.
+func TestConversationKeepsOnlyCheckedRuns(t *testing.T) {
+	refuse := func(next agentkit.RunFunc) agentkit.RunFunc {
+		return func(ctx context.Context) (*agentkit.Result, error) {
+			return &agentkit.Result{Stop: agentkit.StopCanceled}, errors.New("refused by policy")
+		}
+	}
+	a := agentkit.New(agentkittest.New(t, agentkittest.Text("hi")), &agentkit.Options{RunMiddleware: []agentkit.RunMiddleware{refuse}})
+	conv, _ := a.NewConversation()
+	if _, err := conv.Run(context.Background(), "hello"); err == nil {
+		t.Fatal("the middleware's refusal was lost")
+	}
+	if n := len(conv.Messages()); n != 0 {
+		t.Errorf("a run that never ran left %d messages in the conversation", n)
+	}
+
+	a = agentkit.New(agentkittest.New(t, agentkittest.Text("hi")), nil)
+	conv, _ = a.NewConversation()
+	if res, err := conv.Run(context.Background(), ""); !errors.Is(err, agentkit.ErrInvalidHistory) || res.Stop != agentkit.StopInvalidHistory {
+		t.Fatalf("an empty message: %v, %v; want ErrInvalidHistory", res.Stop, err)
+	}
+	if res, err := conv.Run(context.Background(), "hello"); err != nil || res.Output != "hi" {
+		t.Fatalf("the next turn: %q, %v", res.Output, err)
+	}
+	if n := len(conv.Messages()); n != 2 {
+		t.Errorf("%d messages, want 2: the refused empty message is not kept", n)
+	}
+}
