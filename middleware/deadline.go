@@ -10,16 +10,23 @@ import (
 	"github.com/toolcall/toolcall/tool"
 )
 
-// run runs the rest of the chain in the call's goroutine. A panic becomes a KindPanic result.
+// run runs the rest of the chain in the call's goroutine. A panic becomes a KindPanic result;
+// a goroutine ended by runtime.Goexit (t.FailNow in a test double) returns nothing, and the
+// call ends at its deadline, as a call that never returns does.
 func (c *callCtx) run(next tool.Handler, call tool.Call) {
+	returned := false
 	defer func() {
 		if p := recover(); p != nil {
 			c.res = tool.Result{Kind: tool.KindPanic, Err: fmt.Errorf("middleware: call to %s panicked: %v", call.Name, p), Stack: debug.Stack(),
 				Content: "error: the call to " + call.Name + " crashed before it could finish. Do not retry it; try another way or tell the user."}
+			returned = true
 		}
-		c.ready <- true
+		if returned {
+			c.ready <- true
+		}
 	}()
 	c.res = next(c, call)
+	returned = true
 }
 
 // deadlines keeps the pending calls of one Timeout middleware in deadline order and ends
@@ -128,7 +135,10 @@ func (w *deadlines) fire() {
 // context.DeadlineExceeded once the deadline passes, or the parent's error when the parent
 // ends first, or context.Canceled when the call is over; contexts derived from it end with
 // it, and context.AfterFunc and context.Cause work on it (TestTimeoutContextLikeWithDeadline
-// compares the two).
+// compares the two). One difference remains: when the parent is canceled with a cause after
+// the call's deadline passed, context.Cause reports the parent's cause where a WithDeadline
+// context would keep context.DeadlineExceeded (Value leads Cause to the parent's cancelCtx;
+// its key is the context package's own, which no other type can intercept).
 type callCtx struct {
 	parent   context.Context
 	deadline time.Time
