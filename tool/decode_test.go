@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -17,10 +18,12 @@ type (
 	}
 	decText struct{ v string }
 	decJSON struct{ v string }
-	// decAll is decBase with a json.Number: encoding/json itself decodes it (decoderFor).
+	// decAll is decBase with a json.Number and the string option: encoding/json itself
+	// decodes it (decoderFor).
 	decAll struct {
 		decBase
 		Number json.Number `json:"number"`
+		Quoted int         `json:"quoted,string"`
 	}
 	decBase struct {
 		decEmbedded
@@ -30,7 +33,6 @@ type (
 		Unsigned uint            `json:"unsigned"`
 		Ratio    float32         `json:"ratio"`
 		On       bool            `json:"on"`
-		Quoted   int             `json:"quoted,string"`
 		Wait     time.Duration   `json:"wait"`
 		When     time.Time       `json:"when"`
 		Ptr      *string         `json:"ptr"`
@@ -125,13 +127,30 @@ func compareDecodeNoNumber(t *testing.T, in string) {
 	compareDecodeAs[decNoNumber](t, in, decodeInto)
 }
 
+type (
+	fromJSON    struct{ A string }
+	withFrom    struct{ F []fromJSON }
+	floatKeys   struct{ M map[float64]int }
+	okPunctName struct {
+		A string `json:"a-b.c:d"`
+	}
+	quoteName struct {
+		A string `json:"it's"`
+	}
+	recursive struct {
+		Next *recursive
+		Name string `json:"name,omitempty"`
+		Skip string `json:"-"`
+		Dash string `json:"-,"`
+		Zero int    `json:",omitzero"`
+	}
+)
+
+func (f *fromJSON) UnmarshalJSONFrom(*jsontext.Decoder) error { return nil }
+
 func TestDecoderFor(t *testing.T) {
 	type withNumber struct {
 		M map[string][]*json.Number
-	}
-	type recursive struct {
-		Next *recursive
-		Name string
 	}
 	tests := []struct {
 		typ reflect.Type
@@ -142,6 +161,26 @@ func TestDecoderFor(t *testing.T) {
 		{reflect.TypeFor[decBase](), false},
 		{reflect.TypeFor[recursive](), false},
 		{reflect.TypeFor[struct{ City string }](), false},
+		{reflect.TypeFor[okPunctName](), false},
+		{reflect.TypeFor[quoteName](), true},
+		{reflect.TypeFor[withFrom](), true},
+		{reflect.TypeFor[floatKeys](), true},
+		{reflect.TypeFor[map[int]string](), false},
+		{reflect.TypeFor[struct {
+			N int `json:"n,string"`
+		}](), true},
+		{reflect.TypeFor[struct {
+			D time.Duration `json:"d,format:units"`
+		}](), true},
+		{reflect.TypeFor[struct {
+			Rest map[string]any `json:",unknown"`
+		}](), true},
+		{reflect.TypeFor[struct {
+			In decEmbedded `json:",inline"`
+		}](), true},
+		{reflect.TypeFor[struct {
+			N string `json:"n,case:ignore"`
+		}](), true},
 	}
 	for _, tt := range tests {
 		got := reflect.ValueOf(decoderFor(tt.typ)).Pointer() == reflect.ValueOf(json.Unmarshal).Pointer()
