@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -17,26 +18,15 @@ import (
 // nothing already completed. The system prompt is not stored: it belongs to the Agent.
 //
 // A Memory must be safe for concurrent use by runs of different sessions. Appended messages
-// are the caller's: copy what you keep.
+// are the caller's: copy what you keep. So are the messages Load returns, and the slice
+// itself: RunSession makes it the run's transcript, inserting the system prompt at its front
+// and appending to it, without copying the history again (a store may leave room for a few
+// more messages in it).
 type Memory interface {
 	// Load returns the session's history in order; empty for a new session.
 	Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error)
 	// Append adds messages to the end of the session's history, atomically.
 	Append(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) error
-}
-
-// HistoryLoader is an optional interface of a Memory that saves RunSession a copy of the
-// whole history on every run. With Load, the store copies the history out and the run copies
-// it again into its transcript; with LoadHistory, the store copies it straight into the
-// transcript.
-//
-// LoadHistory appends the session's history to dst and returns the extended slice, as append
-// does: dst[:len(dst)] must be returned unchanged, followed by what Load would return. The
-// run appends its own messages after the history, so a store that grows dst should leave room
-// for a few more (slices.Grow(dst, n+8)). The appended messages are the caller's, as those
-// Load returns are.
-type HistoryLoader interface {
-	LoadHistory(ctx context.Context, session string, dst []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error)
 }
 
 // SessionLocker is an optional interface of a Memory: when implemented, RunSession holds the
@@ -91,32 +81,16 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 		defer unlock()
 	}
 	ctx = context.WithValue(ctx, sessionKey{}, session)
-	user := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input}
-	var r *run
-	if hl, ok := mem.(HistoryLoader); ok {
-		var msgs []openai.ChatCompletionMessage
-		if a.opts.Instructions != "" {
-			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.opts.Instructions})
-		}
-		n := len(msgs)
-		msgs, err := hl.LoadHistory(ctx, session, msgs)
-		if err != nil {
-			return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
-		}
-		if len(msgs) < n {
-			return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: LoadHistory returned %d messages, fewer than the %d it was given", session, len(msgs), n)
-		}
-		if n > 0 && hasSystemPrompt(msgs[n:]) {
-			msgs = append(msgs[:0], msgs[n:]...) // the stored history has its own system prompt
-		}
-		r = a.runOn(append(msgs, user))
-	} else {
-		hist, err := mem.Load(ctx, session)
-		if err != nil {
-			return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
-		}
-		r = a.newRun(hist, user)
+	hist, err := mem.Load(ctx, session)
+	if err != nil {
+		return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
 	}
+	// What Load returns is the caller's (memorytest checks it): it becomes the run's
+	// transcript as it is, with no copy of the history.
+	if a.opts.Instructions != "" && !hasSystemPrompt(hist) {
+		hist = slices.Insert(hist, 0, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.opts.Instructions})
+	}
+	r := a.runOn(append(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input}))
 	r.session, r.sessioned = session, true
 	r.persisted = r.res.New - 1 // the input message is new too
 	return r.start(ctx)

@@ -2,6 +2,10 @@ package memory
 
 import openai "github.com/sashabaranov/go-openai"
 
+// loadRoom is the spare capacity of a loaded history: the system prompt and the first
+// messages of the run that loads it fit without a new array.
+const loadRoom = 8
+
 // cloneMessages returns a deep copy of msgs: the caller and the store may then modify their
 // own copy without the other seeing it.
 func cloneMessages(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {

@@ -16,9 +16,9 @@
 // [InMemory] is the zero-configuration store; [SQLite] the embedded persistent one (pure Go,
 // WAL, one transaction per Append, a versioned schema, clear errors for corrupt rows). Both
 // serialize the runs of one session (agentkit.SessionLocker): a second run waits for the
-// first, or gives up with agentkit.ErrSessionBusy when its context ends. Both load a session
-// straight into the run's transcript (agentkit.HistoryLoader), one copy of the history per run
-// instead of two. Package memory/memorytest is the conformance kit for other stores.
+// first, or gives up with agentkit.ErrSessionBusy when its context ends. What they load
+// becomes the run's transcript as it is, with room for the run's first messages: one copy of
+// the history per run. Package memory/memorytest is the conformance kit for other stores.
 //
 // # Tokens
 //

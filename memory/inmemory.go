@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -28,7 +27,6 @@ type InMemory struct {
 var (
 	_ agentkit.Memory        = (*InMemory)(nil)
 	_ agentkit.SessionLocker = (*InMemory)(nil)
-	_ agentkit.HistoryLoader = (*InMemory)(nil)
 	_ Searcher               = (*InMemory)(nil)
 	_ SummaryStore           = (*InMemory)(nil)
 )
@@ -36,27 +34,19 @@ var (
 // NewInMemory returns an empty in-memory store.
 func NewInMemory() *InMemory { return &InMemory{} }
 
-// Load returns a copy of the session's history; empty for an unknown session.
+// Load returns a copy of the session's history, with room for a few more messages (the run
+// that loads it appends its own); empty for an unknown session.
 func (s *InMemory) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return cloneMessages(s.sessions[session]), nil
-}
-
-// LoadHistory appends a copy of the session's history to dst, with room for a few more
-// messages; RunSession uses it to copy the history straight into the run's transcript
-// (agentkit.HistoryLoader).
-func (s *InMemory) LoadHistory(ctx context.Context, session string, dst []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	h := s.sessions[session]
-	return appendClones(slices.Grow(dst, len(h)+8), h), nil
+	if h == nil {
+		return nil, nil
+	}
+	return appendClones(make([]openai.ChatCompletionMessage, 0, len(h)+loadRoom), h), nil
 }
 
 // Append adds a copy of msgs to the end of the session's history, atomically: concurrent

@@ -86,7 +86,6 @@ type SQLite struct {
 var (
 	_ agentkit.Memory        = (*SQLite)(nil)
 	_ agentkit.SessionLocker = (*SQLite)(nil)
-	_ agentkit.HistoryLoader = (*SQLite)(nil)
 	_ Searcher               = (*SQLite)(nil)
 	_ SummaryStore           = (*SQLite)(nil)
 )
@@ -186,12 +185,11 @@ func (s *SQLite) releaseWrite() { <-s.write }
 // Load returns the session's history; empty for an unknown session. A row that cannot be
 // decoded, or a gap in the sequence numbers, is an error wrapping [ErrCorrupt].
 func (s *SQLite) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
-	return s.LoadHistory(ctx, session, nil)
+	return s.load(ctx, session, nil)
 }
 
-// LoadHistory appends the session's history to dst, as Load returns it; RunSession uses it
-// to decode the rows straight into the run's transcript (agentkit.HistoryLoader).
-func (s *SQLite) LoadHistory(ctx context.Context, session string, dst []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+// load appends the session's history to dst.
+func (s *SQLite) load(ctx context.Context, session string, dst []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
 	}

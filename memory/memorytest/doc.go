@@ -14,6 +14,7 @@
 // under concurrent appends; honours a canceled context (an error wrapping ctx.Err(), and
 // nothing appended); returns an empty history for an unknown session; copies what it is
 // given and what it returns; round-trips every field of a message; and, when the store is an
-// agentkit.SessionLocker, that a held session is never granted twice; and, when it is an
-// agentkit.HistoryLoader, that LoadHistory returns what Load does after the caller's messages.
+// agentkit.SessionLocker, that a held session is never granted twice. A loaded slice is the
+// caller's to change as RunSession does: insert at its front, append to it, change any
+// message.
 package memorytest

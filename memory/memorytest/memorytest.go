@@ -39,7 +39,7 @@ func Run(t *testing.T, newMemory func(t *testing.T) agentkit.Memory) {
 		{"ConcurrentAppendsOneSession", testConcurrentOneSession},
 		{"CanceledContext", testCanceled},
 		{"Locker", testLocker},
-		{"HistoryLoader", testHistoryLoader},
+		{"LoadedSliceIsTheCallers", testLoadedSlice},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -417,51 +417,32 @@ func testLocker(t *testing.T, m agentkit.Memory) {
 	}
 }
 
-// testHistoryLoader checks an agentkit.HistoryLoader: LoadHistory returns dst unchanged
-// followed by what Load returns, copies as Load does, and honours a canceled context.
-func testHistoryLoader(t *testing.T, m agentkit.Memory) {
-	hl, ok := m.(agentkit.HistoryLoader)
-	if !ok {
-		t.Skip("not an agentkit.HistoryLoader")
-	}
-	ctx := context.Background()
-	prefix := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: "system"}}
-	got, err := hl.LoadHistory(ctx, "unknown", slices.Clone(prefix))
-	if err != nil {
-		t.Fatalf("LoadHistory of an unknown session: %v", err)
-	}
-	if diff := cmp.Diff(prefix, got, equal); diff != "" {
-		t.Fatalf("LoadHistory of an unknown session changed dst (-want +got):\n%s", diff)
-	}
+// testLoadedSlice checks that what Load returns is the caller's to change as RunSession
+// does: it inserts the system prompt at the front of the slice, appends to it, and may change
+// any message; appending to one message's tool calls must not overwrite the next message's.
+func testLoadedSlice(t *testing.T, m agentkit.Memory) {
 	hist := append([]openai.ChatCompletionMessage{User("q")}, Step("call_a", 2)...)
 	hist = append(hist, Assistant("a"), User("q2"))
 	hist = append(hist, Step("call_b", 1)...)
 	appendOK(t, m, "s", hist...)
-	want := append(slices.Clone(prefix), load(t, m, "s")...)
-	for _, dst := range [][]openai.ChatCompletionMessage{slices.Clone(prefix), append(make([]openai.ChatCompletionMessage, 0, 64), prefix...)} {
-		got, err := hl.LoadHistory(ctx, "s", dst)
-		if err != nil {
-			t.Fatalf("LoadHistory: %v", err)
-		}
-		if diff := cmp.Diff(want, got, equal); diff != "" {
-			t.Fatalf("LoadHistory differs from dst followed by Load (-want +got):\n%s", diff)
-		}
-		// The caller owns what it got: changing it, or appending to its slices, changes
-		// neither the store nor the other messages.
-		got[2].ToolCalls[0].Function.Arguments = `{"changed":true}`
-		_ = append(got[2].ToolCalls, openai.ToolCall{ID: "appended"})
-		got[1].Content = "changed"
-		_ = append(got, Assistant("appended after the history"))
-		if got[7].ToolCalls[0].ID == "appended" {
-			t.Fatal("appending to one message's tool calls overwrote the next message's")
-		}
-		if diff := cmp.Diff(want[1:], load(t, m, "s"), equal); diff != "" {
-			t.Fatalf("changing what LoadHistory returned changed the store (-want +got):\n%s", diff)
+	want := load(t, m, "s")
+	got := load(t, m, "s")
+	got = slices.Insert(got, 0, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: "system"})
+	got = append(got, User("appended by the run"))
+	if len(got[7].ToolCalls) == 0 || got[7].ToolCalls[0].ID != "call_b_0" {
+		t.Fatalf("unexpected history shape: %+v", got[7])
+	}
+	_ = append(got[2].ToolCalls, openai.ToolCall{ID: "appended"})
+	if got[7].ToolCalls[0].ID == "appended" {
+		t.Fatal("appending to one loaded message's tool calls overwrote the next message's")
+	}
+	for i := range got {
+		got[i].Content = "changed"
+		for j := range got[i].ToolCalls {
+			got[i].ToolCalls[j].Function.Arguments = `{"changed":true}`
 		}
 	}
-	cctx, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, err := hl.LoadHistory(cctx, "s", nil); !errors.Is(err, context.Canceled) {
-		t.Errorf("LoadHistory with a canceled context = %v, want an error wrapping context.Canceled", err)
+	if diff := cmp.Diff(want, load(t, m, "s"), equal); diff != "" {
+		t.Fatalf("changing a loaded slice as RunSession does changed the store (-want +got):\n%s", diff)
 	}
 }

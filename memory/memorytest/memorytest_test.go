@@ -46,8 +46,19 @@ func (s *flawed) Load(ctx context.Context, session string) ([]openai.ChatComplet
 		return got, nil
 	}
 	out := make([]openai.ChatCompletionMessage, len(got))
+	total := 0
+	for _, m := range got {
+		total += len(m.ToolCalls)
+	}
+	pool := make([]openai.ToolCall, 0, total) // for the flaw "pools tool calls uncapped"
 	for i, m := range got {
-		m.ToolCalls = slices.Clone(m.ToolCalls)
+		if s.flaw == "pools tool calls uncapped" && m.ToolCalls != nil {
+			start := len(pool)
+			pool = append(pool, m.ToolCalls...)
+			m.ToolCalls = pool[start:len(pool)]
+		} else {
+			m.ToolCalls = slices.Clone(m.ToolCalls)
+		}
 		out[i] = m
 	}
 	return out, nil
@@ -85,20 +96,6 @@ func (s *flawed) Append(ctx context.Context, session string, msgs []openai.ChatC
 	return nil
 }
 
-// loader is a flawed store that is also a HistoryLoader.
-type loader struct{ *flawed }
-
-func (l loader) LoadHistory(ctx context.Context, session string, dst []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
-	h, err := l.Load(ctx, session)
-	if err != nil {
-		return nil, err
-	}
-	if l.flaw == "loads history over dst" {
-		return h, nil
-	}
-	return append(dst, h...), nil
-}
-
 // grantsTwice is a SessionLocker that never refuses.
 type grantsTwice struct{ *flawed }
 
@@ -115,16 +112,13 @@ var flaws = map[string]string{ // flaw → the subtest that must catch it
 	"not atomic":                  "ConcurrentAppendsOneSession",
 	"keeps the caller's slices":   "CopiesAppended",
 	"grants a held session":       "Locker",
-	"loads history over dst":      "HistoryLoader",
+	"pools tool calls uncapped":   "LoadedSliceIsTheCallers",
 }
 
 func newFlawed(flaw string) agentkit.Memory {
 	f := &flawed{flaw: flaw, m: map[string][]openai.ChatCompletionMessage{}}
-	switch flaw {
-	case "grants a held session":
+	if flaw == "grants a held session" {
 		return grantsTwice{flawed: f}
-	case "loads history over dst", "":
-		return loader{flawed: f}
 	}
 	return f
 }
