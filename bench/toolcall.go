@@ -79,6 +79,11 @@ func Toolcall() Framework {
 				New:  toolcallSession(func() *memory.Counter { return memory.NewCounter("gpt-4o-mini") }),
 			},
 			{
+				Name: "session+turns",
+				Note: fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(MaxTurns %d): the latest turns by count, no token budget, as openai-agents-go's LimitMemory", WindowTurns),
+				New:  toolcallSessionWith(memory.WindowOptions{MaxTurns: WindowTurns}),
+			},
+			{
 				Name: "session+window-bytes4",
 				Note: "as session+window, with the zero memory.Counter (one token per 4 bytes, no tokenizer): the cost of the window without tiktoken",
 				New:  toolcallSession(func() *memory.Counter { return &memory.Counter{} }),
@@ -127,6 +132,15 @@ func Toolcall() Framework {
 // toolcallSession runs a conversation with RunSession on a new InMemory store and a
 // memory.Window counting with a new counter.
 func toolcallSession(counter func() *memory.Counter) func(c *script.Conversation) func(ctx context.Context) error {
+	return toolcallSessionOn(func() memory.WindowOptions { return memory.WindowOptions{Budget: WindowBudget, Counter: counter()} })
+}
+
+// toolcallSessionWith is toolcallSession with a memory.Window of fixed options.
+func toolcallSessionWith(o memory.WindowOptions) func(c *script.Conversation) func(ctx context.Context) error {
+	return toolcallSessionOn(func() memory.WindowOptions { return o })
+}
+
+func toolcallSessionOn(window func() memory.WindowOptions) func(c *script.Conversation) func(ctx context.Context) error {
 	return func(c *script.Conversation) func(ctx context.Context) error {
 		model := newOpenAIModel(c.Script)
 		tools := toolcallTools(c.Tools)
@@ -134,7 +148,7 @@ func toolcallSession(counter func() *memory.Counter) func(c *script.Conversation
 			o := toolcallOptions(c.Script)
 			o.Tools = tools
 			o.Memory = memory.NewInMemory()
-			o.Context = memory.Window(memory.WindowOptions{Budget: WindowBudget, Counter: counter()})
+			o.Context = memory.Window(window())
 			a := agentkit.New(model, o)
 			for _, in := range c.Inputs {
 				if _, err := a.RunSession(ctx, "s", in); err != nil {

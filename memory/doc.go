@@ -37,7 +37,8 @@
 // everything up to the next one — and always keep the system prompt and the first user
 // message (the task):
 //
-//   - [Window] keeps the latest turns that fit in a token budget.
+//   - [Window] keeps the latest turns that fit in a token budget, or the latest N turns
+//     (MaxTurns, which costs no counting), or both.
 //   - [ClearToolResults] replaces the old tool results with a short placeholder, leaving the
 //     calls and their pairing in place.
 //   - [Fold] folds the oldest turns into one structured summary when the estimate passes a

@@ -173,6 +173,10 @@ func FuzzStrategies(f *testing.F) {
 
 		view, err := memory.Window(memory.WindowOptions{Budget: budget, Counter: c}).Apply(ctx, "s", msgs)
 		check("Window", view, err, budget, latest(1))
+		view, err = memory.Window(memory.WindowOptions{MaxTurns: keep + 1}).Apply(ctx, "s", msgs)
+		check("Window(MaxTurns)", view, err, 0, nil)
+		view, err = memory.Window(memory.WindowOptions{Budget: budget, Counter: c, MaxTurns: keep + 1}).Apply(ctx, "s", msgs)
+		check("Window(Budget, MaxTurns)", view, err, budget, latest(1))
 
 		view, err = memory.ClearToolResults(clearKeep).Apply(ctx, "s", msgs)
 		check("ClearToolResults", view, err, 0, nil)

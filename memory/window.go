@@ -10,63 +10,83 @@ import (
 	"github.com/toolcall/toolcall/agentkit"
 )
 
-// WindowOptions configures [Window].
+// WindowOptions configures [Window]. At least one of Budget and MaxTurns must be set; with
+// both, the view keeps the recent turns that meet both.
 type WindowOptions struct {
 	// Budget is the most tokens the messages of a request may cost, as Counter counts them
 	// (see Counter.Messages). Leave room in the model's context window for the tool
-	// definitions (Counter.Tools) and the reply. Required.
+	// definitions (Counter.Tools) and the reply. Zero means no token budget (MaxTurns alone).
 	Budget int
-	// Counter counts the tokens. Nil means NewCounter(""), the cl100k_base tokenizer.
+	// Counter counts the tokens. Nil means NewCounter(""), the cl100k_base tokenizer. Unused
+	// without a Budget.
 	Counter *Counter
+	// MaxTurns is the most recent turns a request carries besides the first user message,
+	// which is always sent (a turn is a user message and everything up to the next one; the
+	// replies to the first user message count as one). Zero means no limit.
+	// A count costs nothing to compute, where a budget tokenizes every message once, but it
+	// does not bound the size of a request: long tool results can still overflow.
+	MaxTurns int
 }
 
 // Window returns a strategy that sends the system prompt, the first user message (the task,
-// usually) and the most recent turns that fit in the budget, dropping older turns whole. A
-// turn is a user message and everything up to the next one, so a tool call is never sent
-// without its results. The latest turn is always sent: when it does not fit with the system
-// prompt and the first user message, Apply fails with an error wrapping [ErrBudgetTooSmall].
+// usually) and the most recent turns that fit in the budget (and number at most MaxTurns),
+// dropping older turns whole. A turn is a user message and everything up to the next one,
+// so a tool call is never sent without its results. The latest turn is always sent: when it
+// does not fit with the system prompt and the first user message, Apply fails with an error
+// wrapping [ErrBudgetTooSmall].
 //
 // Dropped turns are only left out of the request: the transcript and the store keep them,
-// and [RecallTool] lets the model search them. Window panics if Budget is not positive.
+// and [RecallTool] lets the model search them. Window panics if Budget or MaxTurns is
+// negative, or both are zero.
 func Window(opts WindowOptions) agentkit.ContextStrategy {
-	if opts.Budget <= 0 {
-		panic("memory.Window: Budget must be positive, got " + strconv.Itoa(opts.Budget))
+	if opts.Budget < 0 || opts.MaxTurns < 0 || opts.Budget == 0 && opts.MaxTurns == 0 {
+		panic("memory.Window: set a positive Budget or MaxTurns, got Budget " + strconv.Itoa(opts.Budget) + ", MaxTurns " + strconv.Itoa(opts.MaxTurns))
 	}
-	w := &window{budget: opts.Budget, counter: opts.Counter}
-	if w.counter == nil {
+	w := &window{budget: opts.Budget, counter: opts.Counter, turns: opts.MaxTurns}
+	if w.counter == nil && w.budget > 0 {
 		w.counter = NewCounter("")
 	}
 	return w
 }
 
 type window struct {
-	budget  int
+	budget  int // 0: none
 	counter *Counter
+	turns   int // 0: no limit
 }
 
 func (w *window) Apply(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
 	l := newLayout(msgs)
 	if l.first < 0 || len(l.units) == 0 {
-		if n := w.counter.Messages(msgs); n > w.budget {
-			return nil, fmt.Errorf("%w: window: the history has no turn to drop and needs %d tokens, the budget is %d", ErrBudgetTooSmall, n, w.budget)
+		if w.budget > 0 {
+			if n := w.counter.Messages(msgs); n > w.budget {
+				return nil, fmt.Errorf("%w: window: the history has no turn to drop and needs %d tokens, the budget is %d", ErrBudgetTooSmall, n, w.budget)
+			}
 		}
 		return clip3(msgs), nil
 	}
-	kept := w.counter.Messages(msgs[:l.first+1])
-	from := len(l.units) // the first unit kept
-	for u := len(l.units) - 1; u >= 0; u-- {
-		n := 0
-		for i := l.start(u); i < l.start(u+1); i++ {
-			n += w.counter.message(&msgs[i])
-		}
-		if kept+n > w.budget {
-			if u == len(l.units)-1 {
-				return nil, fmt.Errorf("%w: window: the system prompt, the first user message and the latest turn need %d tokens, the budget is %d", ErrBudgetTooSmall, kept+n, w.budget)
+	from := 0 // the first unit kept
+	if w.turns > 0 {
+		from = l.keepFrom(w.turns)
+	}
+	if w.budget > 0 {
+		kept := w.counter.Messages(msgs[:l.first+1])
+		first := from
+		from = len(l.units)
+		for u := len(l.units) - 1; u >= first; u-- {
+			n := 0
+			for i := l.start(u); i < l.start(u+1); i++ {
+				n += w.counter.message(&msgs[i])
 			}
-			break
+			if kept+n > w.budget {
+				if u == len(l.units)-1 {
+					return nil, fmt.Errorf("%w: window: the system prompt, the first user message and the latest turn need %d tokens, the budget is %d", ErrBudgetTooSmall, kept+n, w.budget)
+				}
+				break
+			}
+			kept += n
+			from = u
 		}
-		kept += n
-		from = u
 	}
 	if from == 0 {
 		return clip3(msgs), nil

@@ -111,11 +111,51 @@ func TestViewsHaveNoSpareCapacity(t *testing.T) {
 	}
 }
 
-func TestWindowPanicsOnBadBudget(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("Window with Budget 0 did not panic")
-		}
-	}()
-	memory.Window(memory.WindowOptions{})
+func TestWindowPanicsOnBadOptions(t *testing.T) {
+	for _, o := range []memory.WindowOptions{{}, {Budget: -1}, {MaxTurns: -1}, {Budget: 100, MaxTurns: -1}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Window(%+v) did not panic", o)
+				}
+			}()
+			memory.Window(o)
+		}()
+	}
+}
+
+// MaxTurns keeps the latest turns by count, alone or with a budget (the smaller view wins).
+func TestWindowMaxTurns(t *testing.T) {
+	c := memory.NewCounter("gpt-4o")
+	msgs := syntheticConversation(5, 1) // system, then 5 turns of 5 messages
+	ts := turnStarts(msgs)
+	head := msgs[:2]
+	keepLast := func(n int) []openai.ChatCompletionMessage { return cat(head, msgs[ts[len(ts)-n]:]) }
+	tests := []struct {
+		name string
+		opts memory.WindowOptions
+		want []openai.ChatCompletionMessage
+	}{
+		{"one turn", memory.WindowOptions{MaxTurns: 1}, keepLast(1)},
+		{"three turns", memory.WindowOptions{MaxTurns: 3}, keepLast(3)},
+		{"four turns: the first turn's replies count as one", memory.WindowOptions{MaxTurns: 4}, keepLast(4)},
+		{"five turns: everything", memory.WindowOptions{MaxTurns: 5}, msgs},
+		{"more turns than there are", memory.WindowOptions{MaxTurns: 50}, msgs},
+		{"a budget for two turns under a count of four", memory.WindowOptions{MaxTurns: 4, Budget: c.Messages(keepLast(2)), Counter: c}, keepLast(2)},
+		{"a count of two under a budget for everything", memory.WindowOptions{MaxTurns: 2, Budget: c.Messages(msgs), Counter: c}, keepLast(2)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := memory.Window(tt.opts).Apply(context.Background(), "s", cat(msgs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Fatalf("view (-want +got):\n%s", diff)
+			}
+			if err := agentkit.ValidateHistory(got); err != nil {
+				t.Errorf("view invalid: %v", err)
+			}
+		})
+	}
 }
