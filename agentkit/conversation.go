@@ -54,8 +54,13 @@ func (a *Agent) NewConversation(history ...openai.ChatCompletionMessage) (*Conve
 // Result.Messages is the conversation's transcript itself, up to the end of this run: read
 // it, keep it, but do not modify its messages, or the next turns will send what you wrote
 // (Messages returns a copy to modify). If ctx ends while another turn runs, Run returns at
-// once with an error wrapping ErrSessionBusy and ctx.Err().
+// once with an error wrapping ErrSessionBusy and ctx.Err(); if ctx has ended before Run is
+// called, Run returns its error and the conversation is left as it was. A run refused at
+// its start (an empty input), or that a run middleware never let start, leaves nothing.
 func (c *Conversation) Run(ctx context.Context, input string) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return &Result{Stop: StopCanceled}, fmt.Errorf("agentkit: conversation: %w", err)
+	}
 	select {
 	case c.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -67,19 +72,37 @@ func (c *Conversation) Run(ctx context.Context, input string) (*Result, error) {
 	r.trusted = before
 	r.ids.set = c.ids // the run adds its new ids to the conversation's
 	res, err := r.start(ctx)
+	// Result.Messages ends where this run did: the next turn appends into the conversation's
+	// array past it.
+	res.Messages = slices.Clip(res.Messages)
 	msgs := r.res.Messages
-	if res.Stop == StopInvalidHistory || r.validated == 0 {
+	if r.validated == 0 {
 		// The input was refused, or a run middleware never ran the loop: nothing of this
 		// run was checked, and nothing of it is kept.
 		return res, err
 	}
-	if r.budgetAt > 0 {
-		// The budget prompt is not said in the conversation. Result.Messages keeps it, so
-		// the conversation continues in a new array.
-		msgs = slices.Concat(msgs[:r.budgetAt], msgs[r.budgetAt+1:])
+	// The budget prompt is not said in the conversation (a run middleware that runs the
+	// loop again may have added more than one). Result.Messages keeps them, so the
+	// conversation continues in a new array.
+	for i := before + 1; i < len(msgs); i++ {
+		if msgs[i].Role == openai.ChatMessageRoleUser && msgs[i].Content == BudgetExhaustedPrompt {
+			kept := slices.Clone(msgs[:i])
+			for _, m := range msgs[i+1:] {
+				if m.Role != openai.ChatMessageRoleUser || m.Content != BudgetExhaustedPrompt {
+					kept = append(kept, m)
+				}
+			}
+			msgs = kept
+			break
+		}
+	}
+	if res.Stop == StopInvalidHistory {
+		// A view refused, or a bug: keep what the run added only if it is valid.
+		if validateHistory(msgs[before:], true) != nil {
+			return res, err
+		}
 	}
 	c.msgs = msgs
-	res.Messages = slices.Clip(res.Messages)
 	return res, err
 }
 

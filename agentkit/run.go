@@ -391,10 +391,13 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: model response", slog.Int("iteration", iter), slog.Duration("duration", dur),
 			slog.Int("tool_calls", len(msg.ToolCalls)), slog.String("finish_reason", string(choice.FinishReason)), slog.Int("total_tokens", resp.Usage.TotalTokens))
 	}
-	if msg.Content == "" && len(msg.ToolCalls) == 0 && len(msg.MultiContent) == 0 && msg.Refusal == "" {
+	norm := r.normalize(msg, iter)
+	if len(norm.ToolCalls) == 0 && !assistantHasContent(&norm) {
+		// Judged on the normalized message: normalize drops empty parts, and a message of
+		// empty parts only would be an assistant message with nothing in it.
 		return msg, fmt.Errorf("%w (finish_reason %q)", ErrEmptyMessage, choice.FinishReason)
 	}
-	r.res.Messages = append(r.res.Messages, r.normalize(msg, iter))
+	r.res.Messages = append(r.res.Messages, norm)
 	return msg, nil
 }
 

@@ -1,12 +1,18 @@
 package memory
 
-import openai "github.com/sashabaranov/go-openai"
+import (
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+)
 
 // layout locates the turns of a transcript, the units every strategy cuts at.
 //
 // A turn is a user message and everything up to the next user message: the model's replies,
-// its tool calls and their results. Cutting only between turns never separates a tool call
-// from its results, since a tool block ends at the first message that is not a tool message.
+// its tool calls and their results. agentkit.BudgetExhaustedPrompt, the user message that
+// ends the transcript of a run's tool-free last request, belongs to the turn it ends.
+// Cutting only between turns never separates a tool call from its results, since a tool
+// block ends at the first message that is not a tool message.
 // Everything before the first user message (the system prompt) is the head, always kept with
 // the first user message. The units are what follows: unit 0 is the rest of turn 0 (the
 // replies to the first user message, possibly empty), unit i the whole turn i.
@@ -20,6 +26,11 @@ func newLayout(msgs []openai.ChatCompletionMessage) layout {
 	l := layout{first: -1, n: len(msgs)}
 	for i := range msgs {
 		if msgs[i].Role != openai.ChatMessageRoleUser {
+			continue
+		}
+		if i == len(msgs)-1 && i > 0 && msgs[i].Content == agentkit.BudgetExhaustedPrompt {
+			// The tool-free last request of a run out of iterations: the prompt belongs to
+			// the turn it ends, which must be sent whole for the model to answer it.
 			continue
 		}
 		if l.first < 0 {
