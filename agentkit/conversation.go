@@ -72,13 +72,14 @@ func (c *Conversation) Run(ctx context.Context, input string) (*Result, error) {
 	r.trusted = before
 	r.ids.set = c.ids // the run adds its new ids to the conversation's
 	res, err := r.start(ctx)
-	// Result.Messages ends where this run did: the next turn appends into the conversation's
-	// array past it.
+	msgs := r.res.Messages // with its spare capacity: the next turn appends into it
+	// Result.Messages ends where this run did: the next turn appends past it.
 	res.Messages = slices.Clip(res.Messages)
-	msgs := r.res.Messages
 	if r.validated == 0 {
 		// The input was refused, or a run middleware never ran the loop: nothing of this
-		// run was checked, and nothing of it is kept.
+		// run was checked, and nothing of it is kept. The next turn will write where this
+		// run's messages are: the Result gets its own copy (rare, and O(history)).
+		res.Messages = slices.Clone(res.Messages)
 		return res, err
 	}
 	// The budget prompt is not said in the conversation (a run middleware that runs the
@@ -99,6 +100,7 @@ func (c *Conversation) Run(ctx context.Context, input string) (*Result, error) {
 	if res.Stop == StopInvalidHistory {
 		// A view refused, or a bug: keep what the run added only if it is valid.
 		if validateHistory(msgs[before:], true) != nil {
+			res.Messages = slices.Clone(res.Messages)
 			return res, err
 		}
 	}
