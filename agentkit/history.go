@@ -112,7 +112,11 @@ func validateHistory(msgs []openai.ChatCompletionMessage, checkArgs bool) error 
 	// validates what each step appended, a few calls, before every request: its arrays are
 	// small, since arrays are zeroed on every call whatever they hold. The sets are separate
 	// variables, not fields of v, for escape analysis to keep them on the stack.
-	size := idSetSize(countCalls(msgs))
+	calls := countCalls(msgs)
+	if calls == 0 {
+		return validateWith(msgs, checkArgs, &idSet{}) // no call: the set is never used
+	}
+	size := idSetSize(calls)
 	switch {
 	case size <= 16:
 		var idBuf [16]string
