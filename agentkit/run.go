@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -62,7 +63,15 @@ func hasSystemPrompt(history []openai.ChatCompletionMessage) bool {
 
 // runOn prepares the state of a run whose transcript starts as msgs, which it owns.
 func (a *Agent) runOn(msgs []openai.ChatCompletionMessage) *run {
-	return &run{a: a, res: &Result{Steps: make([]Step, 0, 2), Messages: msgs, New: len(msgs)}}
+	// One allocation for the run, its Result and room for two steps (one round).
+	b := &struct {
+		r     run
+		res   Result
+		steps [2]Step
+	}{}
+	b.res = Result{Steps: b.steps[:0], Messages: msgs, New: len(msgs)}
+	b.r = run{a: a, res: &b.res}
+	return &b.r
 }
 
 // MissingToolName replaces, in the transcript, the empty name of a tool call whose model sent
@@ -430,8 +439,11 @@ func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCom
 	if len(m.ToolCalls) == 0 {
 		return m
 	}
-	calls := make([]openai.ToolCall, len(m.ToolCalls))
+	// The calls are copied only when one of them changes: a provider's usual reply is kept
+	// as it came, its array shared with the message in Steps (neither is modified after).
+	calls, shared := m.ToolCalls, true
 	for i, c := range m.ToolCalls {
+		orig := c
 		c.Type = openai.ToolTypeFunction
 		c.Index = nil
 		if id, ok := r.turn.id(i); ok {
@@ -456,7 +468,12 @@ func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCom
 				c.Function.Arguments = "{}"
 			}
 		}
-		calls[i] = c
+		if c != orig {
+			if shared {
+				calls, shared = slices.Clone(m.ToolCalls), false
+			}
+			calls[i] = c
+		}
 	}
 	m.ToolCalls = calls
 	return m
