@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+	"unsafe"
 )
 
 // Options configures a tool. The zero Options (or none at all) gives the defaults documented
@@ -105,18 +106,29 @@ func Define[In, Out any](name, description string, fn Func[In, Out], opts ...Opt
 	if err != nil {
 		return nil, err
 	}
-	decode := decoderFor(inType)
+	decode, flat := decoderFor(inType), newFlatDecoder(inType)
 	t.run = func(ctx context.Context, args []byte) (any, string, error) {
 		var in In
-		target := any(&in)
+		target, base := any(&in), unsafe.Pointer(&in)
+		var fresh reflect.Value
 		if ptr {
 			// In is *T: decode into a fresh T and hand fn its address.
-			v := reflect.New(inType)
-			reflect.ValueOf(&in).Elem().Set(v)
-			target = v.Interface()
+			fresh = reflect.New(inType)
+			reflect.ValueOf(&in).Elem().Set(fresh)
+			target, base = fresh.Interface(), fresh.UnsafePointer()
 		}
-		if err := decode(args, target); err != nil {
-			return nil, "", &decodeError{err: err}
+		if flat == nil || !flat.decode(args, base) {
+			if flat != nil { // start again from a zero value
+				if ptr {
+					fresh.Elem().SetZero()
+				} else {
+					var zero In
+					in = zero
+				}
+			}
+			if err := decode(args, target); err != nil {
+				return nil, "", &decodeError{err: err}
+			}
 		}
 		out, err := fn(ctx, in)
 		if err != nil {
