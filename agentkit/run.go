@@ -121,7 +121,11 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 		// A Conversation's transcript: checked as it grew, its ids in r.ids already.
 		err = validateHistory(r.res.Messages[r.trusted:], true)
 	} else {
-		hist, err = validateHistoryKeep(r.res.Messages, true)
+		// With a context strategy, every request's view is checked whole, arguments
+		// included, before it is sent: the history's arguments are checked where they are
+		// sent, and those the strategy leaves out never need to be. Without one, what is
+		// sent is the transcript, checked here once and incrementally after.
+		hist, err = validateHistoryKeep(r.res.Messages, r.a.opts.Context == nil)
 	}
 	if err != nil {
 		r.sessioned = false // nothing of a run on a broken history is stored

@@ -3,6 +3,7 @@ package agentkit_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -49,5 +50,48 @@ func TestStrategyViewArgumentsChecked(t *testing.T) {
 	}
 	if !errors.Is(err, agentkit.ErrInvalidHistory) {
 		t.Errorf("err = %v, want ErrInvalidHistory (the strategy's view breaks rule 4)", err)
+	}
+}
+
+// With a context strategy, a history's arguments are checked where they are sent: broken
+// arguments in a turn the strategy leaves out do not stop the run; in a turn it sends, they
+// stop it before the request. Without a strategy the whole history is checked at the start.
+func TestHistoryArgumentsCheckedWhereSent(t *testing.T) {
+	broken := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: "old question"},
+		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "old", Type: openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city": cut off`}}}},
+		{Role: openai.ChatMessageRoleTool, ToolCallID: "old", Content: "result"},
+		{Role: openai.ChatMessageRoleAssistant, Content: "answer"},
+	}
+	dropOld := agentkit.ContextStrategyFunc(func(_ context.Context, _ string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+		return msgs[len(msgs)-1:], nil // only the new question
+	})
+	keepAll := agentkit.ContextStrategyFunc(func(_ context.Context, _ string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+		return msgs, nil
+	})
+	tests := []struct {
+		name     string
+		strategy agentkit.ContextStrategy
+		wantStop agentkit.StopReason
+		requests int
+	}{
+		{"no strategy: refused at the start", nil, agentkit.StopInvalidHistory, 0},
+		{"the strategy drops the broken turn", dropOld, agentkit.StopAnswered, 1},
+		{"the strategy sends the broken turn: refused before the request", keepAll, agentkit.StopInvalidHistory, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := agentkittest.New(nil, agentkittest.Text("new answer"))
+			var cs agentkit.ContextStrategy
+			if tt.strategy != nil {
+				cs = tt.strategy
+			}
+			a := agentkit.New(m, &agentkit.Options{Context: cs})
+			res, _ := a.RunMessages(context.Background(), append(slices.Clone(broken), openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "new question"}))
+			if res.Stop != tt.wantStop || len(m.Requests()) != tt.requests {
+				t.Errorf("stop %q after %d requests, want %q after %d", res.Stop, len(m.Requests()), tt.wantStop, tt.requests)
+			}
+		})
 	}
 }
