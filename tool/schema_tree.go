@@ -1,0 +1,303 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Schemas as ordered JSON trees: parsed keeping the order of members, and written back
+// compactly in that order (reflected schemas are adjusted as trees).
+
+// object is a JSON object that keeps the order of its keys: property order in a schema is
+// the order a model writes them in, and golden files must be stable.
+type object struct{ members []member }
+
+type member struct {
+	key   string
+	value any
+}
+
+func (o *object) get(key string) (any, bool) {
+	for _, m := range o.members {
+		if m.key == key {
+			return m.value, true
+		}
+	}
+	return nil, false
+}
+
+// set replaces the value of key, or appends key.
+func (o *object) set(key string, v any) {
+	for i := range o.members {
+		if o.members[i].key == key {
+			o.members[i].value = v
+			return
+		}
+	}
+	o.members = append(o.members, member{key, v})
+}
+
+func (o *object) del(key string) {
+	o.members = slices.DeleteFunc(o.members, func(m member) bool { return m.key == key })
+}
+
+// getObject returns the value of key if it is an object.
+func (o *object) getObject(key string) *object {
+	v, _ := o.get(key)
+	obj, _ := v.(*object)
+	return obj
+}
+
+// getString returns the value of key if it is a string.
+func (o *object) getString(key string) string {
+	v, _ := o.get(key)
+	s, _ := v.(string)
+	return s
+}
+
+// parseTree decodes JSON text into nil, bool, json.Number, string, []any and *object.
+func parseTree(data []byte) (any, error) {
+	if !json.Valid(data) {
+		var v json.RawMessage
+		return nil, fmt.Errorf("invalid JSON: %w", json.Unmarshal(data, &v))
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	v, err := parseValue(d)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("invalid JSON: data after the top-level value")
+	}
+	return v, nil
+}
+
+func parseValue(d *json.Decoder) (any, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	switch tok {
+	case json.Delim('{'):
+		o := &object{}
+		for d.More() {
+			k, err := d.Token()
+			if err != nil {
+				return nil, fmt.Errorf("invalid JSON: %w", err)
+			}
+			v, err := parseValue(d)
+			if err != nil {
+				return nil, err
+			}
+			o.set(k.(string), v)
+		}
+		_, err = d.Token()
+		return o, err
+	case json.Delim('['):
+		arr := []any{}
+		for d.More() {
+			v, err := parseValue(d)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		_, err = d.Token()
+		return arr, err
+	}
+	return tok, nil
+}
+
+// schemaKeyOrder is the order encodeSchema writes the keywords of a schema in; other keywords
+// follow in their original order.
+var schemaKeyOrder = []string{
+	"$schema", "$id", "$ref", "type", "title", "description",
+	"enum", "const", "format", "pattern", "minLength", "maxLength",
+	"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf",
+	"items", "minItems", "maxItems", "uniqueItems",
+	"properties", "required", "additionalProperties",
+	"anyOf", "oneOf", "allOf", "default", "examples",
+}
+
+// Keywords whose value is a schema, an array of schemas, or an object of schemas.
+var (
+	schemaKeywords = map[string]bool{
+		"items": true, "additionalProperties": true, "not": true, "if": true, "then": true,
+		"else": true, "contains": true, "propertyNames": true, "unevaluatedProperties": true,
+		"unevaluatedItems": true, "additionalItems": true, "contentSchema": true,
+	}
+	schemaArrayKeywords = map[string]bool{"anyOf": true, "allOf": true, "oneOf": true, "prefixItems": true}
+	schemaMapKeywords   = map[string]bool{
+		"properties": true, "patternProperties": true, "$defs": true, "definitions": true,
+		"dependentSchemas": true,
+	}
+)
+
+// encodeSchema renders a schema tree as compact JSON, without HTML escaping, the keywords of
+// every schema in schemaKeyOrder. Values that are data (enum, const, default...) keep their
+// key order.
+func encodeSchema(v any) json.RawMessage {
+	var b []byte
+	b = appendSchema(b, v)
+	return b
+}
+
+func appendSchema(b []byte, v any) []byte {
+	o, ok := v.(*object)
+	if !ok {
+		return appendJSON(b, v)
+	}
+	written := make([]bool, len(o.members))
+	b = append(b, '{')
+	first := true
+	emit := func(i int) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		written[i] = true
+		m := o.members[i]
+		b = appendString(b, m.key)
+		b = append(b, ':')
+		switch {
+		case schemaKeywords[m.key]:
+			b = appendSchema(b, m.value)
+		case schemaArrayKeywords[m.key], m.key == "items":
+			b = appendSchemaArray(b, m.value)
+		case schemaMapKeywords[m.key]:
+			b = appendSchemaMap(b, m.value)
+		default:
+			b = appendJSON(b, m.value)
+		}
+	}
+	for _, k := range schemaKeyOrder {
+		for i, m := range o.members {
+			if m.key == k {
+				emit(i)
+			}
+		}
+	}
+	for i := range o.members {
+		if !written[i] {
+			emit(i)
+		}
+	}
+	return append(b, '}')
+}
+
+func appendSchemaArray(b []byte, v any) []byte {
+	arr, ok := v.([]any)
+	if !ok {
+		return appendSchema(b, v)
+	}
+	b = append(b, '[')
+	for i, e := range arr {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendSchema(b, e)
+	}
+	return append(b, ']')
+}
+
+func appendSchemaMap(b []byte, v any) []byte {
+	o, ok := v.(*object)
+	if !ok {
+		return appendJSON(b, v)
+	}
+	b = append(b, '{')
+	for i, m := range o.members {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, m.key)
+		b = append(b, ':')
+		b = appendSchema(b, m.value)
+	}
+	return append(b, '}')
+}
+
+// appendJSON renders a tree value as compact JSON, keeping object key order.
+func appendJSON(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		return strconv.AppendBool(b, v)
+	case json.Number:
+		return append(b, v...)
+	case string:
+		return appendString(b, v)
+	case []any:
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, e)
+		}
+		return append(b, ']')
+	case *object:
+		b = append(b, '{')
+		for i, m := range v.members {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, m.key)
+			b = append(b, ':')
+			b = appendJSON(b, m.value)
+		}
+		return append(b, '}')
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, j...)
+}
+
+// appendString appends s as a JSON string the way encoding/json does, minus HTML escaping:
+// the schema is read by a model, and \u003c in a pattern or a description helps no one.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
