@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -202,52 +200,6 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	return r.finish(ctx, StopIterationLimit, nil)
 }
 
-// addID records a tool call id of the transcript.
-func (r *run) addID(id string) { r.ids.add(id) }
-
-// callIDs is the set of the tool call ids of a run's transcript: those of the history it
-// began with, collected when the history was validated, and those the run added. A run adds
-// a few, kept in an array and searched in order; past its size they move to a map.
-type callIDs struct {
-	hist *idSet // nil until the history is validated
-	few  [8]string
-	n    int
-	set  map[string]struct{}
-}
-
-func (s *callIDs) add(id string) {
-	if s.set != nil {
-		s.set[id] = struct{}{}
-		return
-	}
-	if s.n < len(s.few) {
-		s.few[s.n] = id
-		s.n++
-		return
-	}
-	s.set = make(map[string]struct{}, 2*len(s.few))
-	for _, x := range s.few {
-		s.set[x] = struct{}{}
-	}
-	s.set[id] = struct{}{}
-}
-
-func (s *callIDs) has(id string) bool {
-	if s.hist != nil && s.hist.has(id) {
-		return true
-	}
-	if s.set != nil {
-		_, ok := s.set[id]
-		return ok
-	}
-	for _, x := range s.few[:s.n] {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
-
 func answer(m openai.ChatCompletionMessage) string {
 	if m.Content != "" {
 		return m.Content
@@ -412,75 +364,6 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 	}
 	r.res.Messages = append(r.res.Messages, norm)
 	return msg, nil
-}
-
-// normalize returns the message to keep in the history: the model's message with what
-// providers would reject on replay fixed. The role is assistant; each tool call gets type
-// "function", no stream index, a unique id (providers that omit ids, or repeat "call_0" every
-// turn, exist), and arguments that are JSON: repaired when the model's text was repairable,
-// "{}" when it was not (the tool result then tells the model its arguments were not JSON).
-// The message as received stays in Result.Steps.
-func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCompletionMessage {
-	m.Role = openai.ChatMessageRoleAssistant
-	m.FunctionCall = nil // legacy function calling: never replayed
-	m.ToolCallID = ""
-	if len(m.MultiContent) > 0 {
-		parts := make([]openai.ChatMessagePart, 0, len(m.MultiContent)+1)
-		if m.Content != "" { // go-openai refuses to send both: the text becomes the first part
-			parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
-			m.Content = ""
-		}
-		for _, p := range m.MultiContent {
-			if !partEmpty(&p) {
-				parts = append(parts, p)
-			}
-		}
-		m.MultiContent = parts
-		if len(parts) == 0 {
-			m.MultiContent = nil
-		}
-	}
-	if len(m.ToolCalls) == 0 {
-		return m
-	}
-	// The calls are copied only when one of them changes: a provider's usual reply is kept
-	// as it came, its array shared with the message in Steps (neither is modified after).
-	calls, shared := m.ToolCalls, true
-	for i, c := range m.ToolCalls {
-		orig := c
-		c.Type = openai.ToolTypeFunction
-		c.Index = nil
-		if id, ok := r.turn.id(i); ok {
-			c.ID = id
-		} else if c.ID == "" || r.ids.has(c.ID) {
-			c.ID = "call_" + strconv.Itoa(iter) + "_" + strconv.Itoa(i)
-			for r.ids.has(c.ID) {
-				c.ID += "x"
-			}
-			r.addID(c.ID)
-		} else {
-			r.addID(c.ID)
-		}
-		if c.Function.Name == "" {
-			// Providers reject a replayed call without a name; the result tells the model.
-			c.Function.Name = MissingToolName
-		}
-		if !validArguments(c.Function.Arguments) { // a JSON object, as ValidateHistory wants
-			if obj, _, err := tool.DecodeArguments(c.Function.Arguments, 0); err == nil {
-				c.Function.Arguments = string(obj)
-			} else {
-				c.Function.Arguments = "{}"
-			}
-		}
-		if c != orig {
-			if shared {
-				calls, shared = slices.Clone(m.ToolCalls), false
-			}
-			calls[i] = c
-		}
-	}
-	m.ToolCalls = calls
-	return m
 }
 
 // calls returns the tool calls of the last appended message (normalized ids), with the raw

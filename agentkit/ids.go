@@ -1,0 +1,49 @@
+package agentkit
+
+// The tool call ids of a run, kept unique across its transcript.
+
+// addID records a tool call id of the transcript.
+func (r *run) addID(id string) { r.ids.add(id) }
+
+// callIDs is the set of the tool call ids of a run's transcript: those of the history it
+// began with, collected when the history was validated, and those the run added. A run adds
+// a few, kept in an array and searched in order; past its size they move to a map.
+type callIDs struct {
+	hist *idSet // nil until the history is validated
+	few  [8]string
+	n    int
+	set  map[string]struct{}
+}
+
+func (s *callIDs) add(id string) {
+	if s.set != nil {
+		s.set[id] = struct{}{}
+		return
+	}
+	if s.n < len(s.few) {
+		s.few[s.n] = id
+		s.n++
+		return
+	}
+	s.set = make(map[string]struct{}, 2*len(s.few))
+	for _, x := range s.few {
+		s.set[x] = struct{}{}
+	}
+	s.set[id] = struct{}{}
+}
+
+func (s *callIDs) has(id string) bool {
+	if s.hist != nil && s.hist.has(id) {
+		return true
+	}
+	if s.set != nil {
+		_, ok := s.set[id]
+		return ok
+	}
+	for _, x := range s.few[:s.n] {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}

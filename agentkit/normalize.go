@@ -1,0 +1,81 @@
+package agentkit
+
+import (
+	"slices"
+	"strconv"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+// What the loop keeps of a model's reply.
+
+// normalize returns the message to keep in the history: the model's message with what
+// providers would reject on replay fixed. The role is assistant; each tool call gets type
+// "function", no stream index, a unique id (providers that omit ids, or repeat "call_0" every
+// turn, exist), and arguments that are JSON: repaired when the model's text was repairable,
+// "{}" when it was not (the tool result then tells the model its arguments were not JSON).
+// The message as received stays in Result.Steps.
+func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCompletionMessage {
+	m.Role = openai.ChatMessageRoleAssistant
+	m.FunctionCall = nil // legacy function calling: never replayed
+	m.ToolCallID = ""
+	if len(m.MultiContent) > 0 {
+		parts := make([]openai.ChatMessagePart, 0, len(m.MultiContent)+1)
+		if m.Content != "" { // go-openai refuses to send both: the text becomes the first part
+			parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
+			m.Content = ""
+		}
+		for _, p := range m.MultiContent {
+			if !partEmpty(&p) {
+				parts = append(parts, p)
+			}
+		}
+		m.MultiContent = parts
+		if len(parts) == 0 {
+			m.MultiContent = nil
+		}
+	}
+	if len(m.ToolCalls) == 0 {
+		return m
+	}
+	// The calls are copied only when one of them changes: a provider's usual reply is kept
+	// as it came, its array shared with the message in Steps (neither is modified after).
+	calls, shared := m.ToolCalls, true
+	for i, c := range m.ToolCalls {
+		orig := c
+		c.Type = openai.ToolTypeFunction
+		c.Index = nil
+		if id, ok := r.turn.id(i); ok {
+			c.ID = id
+		} else if c.ID == "" || r.ids.has(c.ID) {
+			c.ID = "call_" + strconv.Itoa(iter) + "_" + strconv.Itoa(i)
+			for r.ids.has(c.ID) {
+				c.ID += "x"
+			}
+			r.addID(c.ID)
+		} else {
+			r.addID(c.ID)
+		}
+		if c.Function.Name == "" {
+			// Providers reject a replayed call without a name; the result tells the model.
+			c.Function.Name = MissingToolName
+		}
+		if !validArguments(c.Function.Arguments) { // a JSON object, as ValidateHistory wants
+			if obj, _, err := tool.DecodeArguments(c.Function.Arguments, 0); err == nil {
+				c.Function.Arguments = string(obj)
+			} else {
+				c.Function.Arguments = "{}"
+			}
+		}
+		if c != orig {
+			if shared {
+				calls, shared = slices.Clone(m.ToolCalls), false
+			}
+			calls[i] = c
+		}
+	}
+	m.ToolCalls = calls
+	return m
+}
