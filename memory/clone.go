@@ -27,16 +27,25 @@ func appendClones(dst, msgs []openai.ChatCompletionMessage) []openai.ChatComplet
 	if calls > 0 {
 		pool = make([]openai.ToolCall, 0, calls)
 	}
-	for _, m := range msgs {
-		if m.ToolCalls != nil && len(m.ToolCalls) == 0 {
-			m.ToolCalls = []openai.ToolCall{}
-		} else if m.ToolCalls != nil {
-			start := len(pool)
-			pool = append(pool, m.ToolCalls...)
-			m.ToolCalls = pool[start:len(pool):len(pool)]
-			cloneIndexes(m.ToolCalls)
+	// Copy the messages in one move, then give the few that point somewhere copies of
+	// their own: most messages are text.
+	base := len(dst)
+	dst = append(dst, msgs...)
+	for i := range msgs {
+		m := &dst[base+i]
+		if m.ToolCalls != nil {
+			if len(m.ToolCalls) == 0 {
+				m.ToolCalls = []openai.ToolCall{}
+			} else {
+				start := len(pool)
+				pool = append(pool, m.ToolCalls...)
+				m.ToolCalls = pool[start:len(pool):len(pool)]
+				cloneIndexes(m.ToolCalls)
+			}
 		}
-		dst = append(dst, cloneRest(m))
+		if m.MultiContent != nil || m.FunctionCall != nil {
+			*m = cloneRest(*m)
+		}
 	}
 	return dst
 }
