@@ -68,9 +68,6 @@ type Options struct {
 	NoEarlyStart bool
 	// Context, when set, chooses the messages sent to the model from the transcript before
 	// every request (a window, cleared tool results, folded turns). Nil sends everything.
-	// Each view is checked whole before it is sent; the history a run starts from is then
-	// checked for its structure only, and its tool call arguments where they are sent, so
-	// broken arguments in turns the strategy leaves out do not stop a run.
 	Context ContextStrategy
 }
 

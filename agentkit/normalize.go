@@ -1,7 +1,6 @@
 package agentkit
 
 import (
-	"slices"
 	"strconv"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -40,11 +39,10 @@ func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCom
 	if len(m.ToolCalls) == 0 {
 		return m
 	}
-	// The calls are copied only when one of them changes: a provider's usual reply is kept
-	// as it came, its array shared with the message in Steps (neither is modified after).
-	calls, shared := m.ToolCalls, true
+	// The calls are copied: Steps keeps the message as received, and a caller changing one
+	// (redacting a step for a log) must not change the transcript.
+	calls := make([]openai.ToolCall, len(m.ToolCalls))
 	for i, c := range m.ToolCalls {
-		orig := c
 		c.Type = openai.ToolTypeFunction
 		c.Index = nil
 		if id, ok := r.turn.id(i); ok {
@@ -69,12 +67,7 @@ func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCom
 				c.Function.Arguments = "{}"
 			}
 		}
-		if c != orig {
-			if shared {
-				calls, shared = slices.Clone(m.ToolCalls), false
-			}
-			calls[i] = c
-		}
+		calls[i] = c
 	}
 	m.ToolCalls = calls
 	return m

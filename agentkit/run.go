@@ -119,11 +119,7 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 		// A Conversation's transcript: checked as it grew, its ids in r.ids already.
 		err = validateHistory(r.res.Messages[r.trusted:], true)
 	} else {
-		// With a context strategy, every request's view is checked whole, arguments
-		// included, before it is sent: the history's arguments are checked where they are
-		// sent, and those the strategy leaves out never need to be. Without one, what is
-		// sent is the transcript, checked here once and incrementally after.
-		hist, err = validateHistoryKeep(r.res.Messages, r.a.opts.Context == nil)
+		hist, err = validateHistoryKeep(r.res.Messages, true)
 	}
 	if err != nil {
 		r.sessioned = false // nothing of a run on a broken history is stored
@@ -310,7 +306,7 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		// and its arguments normalized, so nothing else can have broken.
 		return openai.ChatCompletionMessage{}, fmt.Errorf("%w before model call %d (a bug: please report it): %w", ErrInvalidHistory, iter, err)
 	}
-	r.validated = len(req.Messages)
+	r.validated = len(r.res.Messages) // an index into the transcript, whatever the view sent
 	if r.observed() {
 		q := req // a copy: taking req's address would move it to the heap on every request
 		r.emit(ctx, Event{Kind: EventModelRequest, Iteration: iter, Request: &q})

@@ -53,10 +53,10 @@ func TestStrategyViewArgumentsChecked(t *testing.T) {
 	}
 }
 
-// With a context strategy, a history's arguments are checked where they are sent: broken
-// arguments in a turn the strategy leaves out do not stop the run; in a turn it sends, they
-// stop it before the request. Without a strategy the whole history is checked at the start.
-func TestHistoryArgumentsCheckedWhereSent(t *testing.T) {
+// A history a run starts from is checked whole, arguments included, with or without a
+// strategy: nothing of a run on a broken history is stored, even when the strategy would
+// leave the broken turn out.
+func TestHistoryArgumentsCheckedAtStart(t *testing.T) {
 	broken := []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleUser, Content: "old question"},
 		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "old", Type: openai.ToolTypeFunction,
@@ -67,31 +67,37 @@ func TestHistoryArgumentsCheckedWhereSent(t *testing.T) {
 	dropOld := agentkit.ContextStrategyFunc(func(_ context.Context, _ string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
 		return msgs[len(msgs)-1:], nil // only the new question
 	})
-	keepAll := agentkit.ContextStrategyFunc(func(_ context.Context, _ string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
-		return msgs, nil
-	})
-	tests := []struct {
-		name     string
-		strategy agentkit.ContextStrategy
-		wantStop agentkit.StopReason
-		requests int
-	}{
-		{"no strategy: refused at the start", nil, agentkit.StopInvalidHistory, 0},
-		{"the strategy drops the broken turn", dropOld, agentkit.StopAnswered, 1},
-		{"the strategy sends the broken turn: refused before the request", keepAll, agentkit.StopInvalidHistory, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	for name, cs := range map[string]agentkit.ContextStrategy{"no strategy": nil, "a strategy dropping the broken turn": dropOld} {
+		t.Run(name, func(t *testing.T) {
 			m := agentkittest.New(nil, agentkittest.Text("new answer"))
-			var cs agentkit.ContextStrategy
-			if tt.strategy != nil {
-				cs = tt.strategy
-			}
 			a := agentkit.New(m, &agentkit.Options{Context: cs})
 			res, _ := a.RunMessages(context.Background(), append(slices.Clone(broken), openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "new question"}))
-			if res.Stop != tt.wantStop || len(m.Requests()) != tt.requests {
-				t.Errorf("stop %q after %d requests, want %q after %d", res.Stop, len(m.Requests()), tt.wantStop, tt.requests)
+			if res.Stop != agentkit.StopInvalidHistory || len(m.Requests()) != 0 {
+				t.Errorf("stop %q after %d requests, want %q before any", res.Stop, len(m.Requests()), agentkit.StopInvalidHistory)
 			}
 		})
+	}
+}
+
+// A strategy's view is shorter than the transcript: what the loop checks after a request
+// must start where the transcript ended, not where the view did (found by review: the answer
+// to a trimmed history was refused as a bug when the view's length fell on a tool message).
+func TestStrategyViewShorterThanTranscript(t *testing.T) {
+	history := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: "system"},
+		{Role: openai.ChatMessageRoleUser, Content: "weather?"},
+		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "c", Type: openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}}}},
+		{Role: openai.ChatMessageRoleTool, ToolCallID: "c", Content: "sunny"},
+		{Role: openai.ChatMessageRoleAssistant, Content: "It is sunny."},
+		{Role: openai.ChatMessageRoleUser, Content: "thanks"},
+	}
+	lastTwo := agentkit.ContextStrategyFunc(func(_ context.Context, _ string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+		return append([]openai.ChatCompletionMessage{msgs[0]}, msgs[len(msgs)-2:]...), nil
+	})
+	a := agentkit.New(agentkittest.New(t, agentkittest.Text("You are welcome.")), &agentkit.Options{Context: lastTwo})
+	res, err := a.RunMessages(context.Background(), history)
+	if err != nil || res.Stop != agentkit.StopAnswered {
+		t.Fatalf("stop %q, %v; want an answer", res.Stop, err)
 	}
 }

@@ -36,10 +36,11 @@ var (
 )
 
 // newFlatDecoder returns the flat decoder of t, or nil when t is not a struct of plain
-// fields: an embedded field, a field of another kind or with its own decoding methods, a tag
-// option other than omitempty and omitzero, or two fields of one name.
+// fields: a struct with its own decoding methods, an embedded field, a field of another kind
+// or with its own decoding methods, a tag option other than omitempty and omitzero, or two
+// fields of one name.
 func newFlatDecoder(t reflect.Type) *flatDecoder {
-	if t.Kind() != reflect.Struct {
+	if t.Kind() != reflect.Struct || hasDecodeMethods(t) {
 		return nil
 	}
 	d := &flatDecoder{}
@@ -90,12 +91,18 @@ func plainKind(t reflect.Type) bool {
 	if t == jsonNumberType {
 		return false // a string kind that encoding/json decodes from numbers
 	}
+	return !hasDecodeMethods(t)
+}
+
+// hasDecodeMethods reports whether t or *t decodes itself: UnmarshalJSON, UnmarshalText, or
+// encoding/json/v2's UnmarshalJSONFrom.
+func hasDecodeMethods(t reflect.Type) bool {
 	p := reflect.PointerTo(t)
 	if p.Implements(jsonUnmarshaler) || p.Implements(textUnmarshaler) {
-		return false
+		return true
 	}
 	_, from := p.MethodByName(fromJSONName)
-	return !from
+	return from
 }
 
 // decode decodes data, a JSON object the validator accepted, into the struct at p. On false
