@@ -207,32 +207,14 @@ func (d *flatDecoder) value(s *scanner, f *flatField, p unsafe.Pointer) bool {
 		if err != nil {
 			return false
 		}
-		switch bits {
-		case 8:
-			*(*int8)(p) = int8(i)
-		case 16:
-			*(*int16)(p) = int16(i)
-		case 32:
-			*(*int32)(p) = int32(i)
-		default:
-			*(*int64)(p) = i // int is 64 bits wide where intBits says 64
-		}
+		storeBits(p, bits, uint64(i)) // in range: the low bits are the value
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		bits := intBits(f.kind)
 		u, err := strconv.ParseUint(lit, 10, bits)
 		if err != nil {
 			return false
 		}
-		switch bits {
-		case 8:
-			*(*uint8)(p) = uint8(u)
-		case 16:
-			*(*uint16)(p) = uint16(u)
-		case 32:
-			*(*uint32)(p) = uint32(u)
-		default:
-			*(*uint64)(p) = u
-		}
+		storeBits(p, bits, u)
 	case reflect.Float32:
 		x, err := strconv.ParseFloat(lit, 32)
 		if err != nil {
@@ -249,6 +231,20 @@ func (d *flatDecoder) value(s *scanner, f *flatField, p unsafe.Pointer) bool {
 		return false
 	}
 	return true
+}
+
+// storeBits stores the low bits of v in the integer of that width at p.
+func storeBits(p unsafe.Pointer, bits int, v uint64) {
+	switch bits {
+	case 8:
+		*(*uint8)(p) = uint8(v)
+	case 16:
+		*(*uint16)(p) = uint16(v)
+	case 32:
+		*(*uint32)(p) = uint32(v)
+	default:
+		*(*uint64)(p) = v
+	}
 }
 
 // intBits is the width of an integer kind; int and uint are as wide as a pointer.

@@ -640,40 +640,9 @@ func resolvePlain(s string) any {
 	return s
 }
 
-// jsonNumber reports whether s is a number in JSON syntax.
+// jsonNumber reports whether s is a number in JSON syntax: a JSON value that starts as a
+// number does and has no whitespace around it.
 func jsonNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		n := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case digits() == 0:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
+	return s != "" && (s[0] == '-' || '0' <= s[0] && s[0] <= '9') &&
+		!strings.ContainsAny(s, " \t\r\n") && json.Valid([]byte(s))
 }
