@@ -63,6 +63,14 @@ type Options struct {
 	OnEvent OnEvent
 	// Memory stores sessions for RunSession. Nil: RunSession fails with ErrNoMemory.
 	Memory Memory
+	// SessionTurns, when positive, makes RunSession ask the Memory for only the session's
+	// first user message and its latest SessionTurns turns (LoadOptions.RecentTurns), so
+	// that a run of a long session costs what it sends, not what the session holds. The
+	// Context strategy then sees only what was loaded: with a memory.Window of MaxTurns no
+	// more than SessionTurns, it sends exactly what it would send from the whole session.
+	// Leave it zero with strategies that need the whole history, such as memory.Fold, and
+	// without a strategy. Zero or less loads the whole session.
+	SessionTurns int
 	// NoEarlyStart turns off early start in streaming runs (see Agent.RunStream): calls
 	// then start only when the model's message is complete. Default false.
 	NoEarlyStart bool

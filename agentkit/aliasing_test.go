@@ -20,10 +20,10 @@ type perfReviewMemory struct {
 	appends  int
 }
 
-func (m *perfReviewMemory) Load(_ context.Context, s string) ([]openai.ChatCompletionMessage, error) {
+func (m *perfReviewMemory) Load(_ context.Context, s string, _ agentkit.LoadOptions) (agentkit.History, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return slices.Clone(m.sessions[s]), nil
+	return agentkit.History{Messages: slices.Clone(m.sessions[s])}, nil
 }
 
 func (m *perfReviewMemory) Append(_ context.Context, s string, msgs []openai.ChatCompletionMessage) error {

@@ -150,8 +150,8 @@ type reviewMemory struct {
 	msgs []openai.ChatCompletionMessage
 }
 
-func (m *reviewMemory) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
-	return append([]openai.ChatCompletionMessage(nil), m.msgs...), nil
+func (m *reviewMemory) Load(ctx context.Context, session string, _ agentkit.LoadOptions) (agentkit.History, error) {
+	return agentkit.History{Messages: append([]openai.ChatCompletionMessage(nil), m.msgs...)}, nil
 }
 
 func (m *reviewMemory) Append(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) error {

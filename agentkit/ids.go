@@ -6,13 +6,15 @@ package agentkit
 func (r *run) addID(id string) { r.ids.add(id) }
 
 // callIDs is the set of the tool call ids of a run's transcript: those of the history it
-// began with, collected when the history was validated, and those the run added. A run adds
+// began with, collected when the history was validated, those of the messages a Memory left
+// out of it (asked through History.CallIDUsed), and those the run added. A run adds
 // a few, kept in an array and searched in order; past its size they move to a map.
 type callIDs struct {
-	hist *idSet // nil until the history is validated
-	few  [8]string
-	n    int
-	set  map[string]struct{}
+	hist    *idSet            // nil until the history is validated
+	omitted func(string) bool // History.CallIDUsed of a session loaded in part, or nil
+	few     [8]string
+	n       int
+	set     map[string]struct{}
 }
 
 func (s *callIDs) add(id string) {
@@ -34,6 +36,9 @@ func (s *callIDs) add(id string) {
 
 func (s *callIDs) has(id string) bool {
 	if s.hist != nil && s.hist.has(id) {
+		return true
+	}
+	if s.omitted != nil && s.omitted(id) {
 		return true
 	}
 	if s.set != nil {

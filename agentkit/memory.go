@@ -23,10 +23,41 @@ import (
 // and appending to it, without copying the history again (a store may leave room for a few
 // more messages in it).
 type Memory interface {
-	// Load returns the session's history in order; empty for a new session.
-	Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error)
+	// Load returns the session's history in order; empty for a new session. With
+	// opts.RecentTurns set, the store may leave old turns out (see LoadOptions and History);
+	// a store that cannot returns the whole history, which is always correct.
+	Load(ctx context.Context, session string, opts LoadOptions) (History, error)
 	// Append adds messages to the end of the session's history, atomically.
 	Append(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) error
+}
+
+// LoadOptions says how much of a session a run needs. The zero value asks for all of it.
+type LoadOptions struct {
+	// RecentTurns, when positive, allows the store to leave out the turns before the
+	// latest RecentTurns ones, except the session's first user message and what precedes
+	// it, which are always loaded. A turn is a user message and everything up to the next
+	// one, so a cut never separates a tool call from its results. RunSession sets it from
+	// Options.SessionTurns.
+	RecentTurns int
+}
+
+// History is what Memory.Load returns: the session's messages, or, when the store left old
+// turns out, its beginning and its end.
+type History struct {
+	// Messages are the session's messages in order. When Omitted is positive, they are the
+	// messages up to and including the session's first user message, followed directly by
+	// the latest turns, the first of which begins with a user message: the Omitted messages
+	// in between are left out.
+	Messages []openai.ChatCompletionMessage
+	// Omitted is the number of messages left out of Messages; 0 when it is the whole
+	// session.
+	Omitted int
+	// CallIDUsed reports whether a tool call of the session uses id, among the messages
+	// left out at least (it may answer for the others too). It keeps the ids of new tool
+	// calls unique across the whole session: some providers number their calls call_0,
+	// call_1… again every turn. Required when Omitted is positive; it must be safe for
+	// concurrent use and stay usable for the run, while the run appends to the session.
+	CallIDUsed func(id string) bool
 }
 
 // SessionLocker is an optional interface of a Memory: when implemented, RunSession holds the
@@ -67,6 +98,10 @@ var (
 // history is loaded from Options.Memory, and every new message is appended to it as the run
 // goes. If the Memory is a SessionLocker, the session is locked for the run.
 //
+// With Options.SessionTurns set, the Memory may load only the session's first user message
+// and its latest turns: a run then costs what it sends, not what the session holds, and
+// Result.Omitted counts the messages left out of Result.Messages.
+//
 // Errors from the Memory end the run with StopMemoryError.
 func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result, error) {
 	mem := a.opts.Memory
@@ -81,19 +116,38 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 		defer unlock()
 	}
 	ctx = context.WithValue(ctx, sessionKey{}, session)
-	hist, err := mem.Load(ctx, session)
+	loaded, err := mem.Load(ctx, session, LoadOptions{RecentTurns: a.opts.SessionTurns})
+	if err == nil {
+		err = checkLoaded(&loaded)
+	}
 	if err != nil {
 		return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
 	}
 	// What Load returns is the caller's (memorytest checks it): it becomes the run's
 	// transcript as it is, with no copy of the history.
+	hist := loaded.Messages
 	if a.opts.Instructions != "" && !hasSystemPrompt(hist) {
 		hist = slices.Insert(hist, 0, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.opts.Instructions})
 	}
 	r := a.runOn(append(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input}))
 	r.session, r.sessioned = session, true
 	r.persisted = r.res.New - 1 // the input message is new too
+	r.res.Omitted = loaded.Omitted
+	r.ids.omitted = loaded.CallIDUsed
 	return r.start(ctx)
+}
+
+// checkLoaded refuses a History that breaks the contract of Memory.Load.
+func checkLoaded(h *History) error {
+	switch {
+	case h.Omitted < 0:
+		return fmt.Errorf("the Memory's History has Omitted %d, below zero", h.Omitted)
+	case h.Omitted == 0:
+		h.CallIDUsed = nil // nothing left out: the run sees every id
+	case h.CallIDUsed == nil:
+		return fmt.Errorf("the Memory left out %d messages and gave no CallIDUsed, which new tool call ids need to stay unique", h.Omitted)
+	}
+	return nil
 }
 
 // persist appends the transcript's unsaved messages to the session. It runs even when ctx

@@ -130,8 +130,8 @@ type recMem struct {
 	appends [][]openai.ChatCompletionMessage
 }
 
-func (m *recMem) Load(ctx context.Context, s string) ([]openai.ChatCompletionMessage, error) {
-	return nil, nil
+func (m *recMem) Load(ctx context.Context, s string, _ agentkit.LoadOptions) (agentkit.History, error) {
+	return agentkit.History{}, nil
 }
 func (m *recMem) Append(ctx context.Context, s string, msgs []openai.ChatCompletionMessage) error {
 	m.mu.Lock()

@@ -59,11 +59,16 @@ type Result struct {
 	Output string
 	// Messages is the whole transcript: the system prompt, the input, every model message and
 	// every tool result. It is always provider-valid (see ValidateHistory), so it can be sent
-	// again to continue the conversation.
+	// again to continue the conversation. For a RunSession whose Memory left old turns out
+	// (Options.SessionTurns), it holds what was loaded and what the run added: see Omitted.
 	Messages []openai.ChatCompletionMessage
 	// New is the index in Messages of the first message this run added (after the system
 	// prompt and the input history).
 	New int
+	// Omitted is, for a RunSession, the number of the session's messages its Memory left out
+	// of Messages (see History): they belong right after the first user message. Zero for
+	// other runs, and when the whole session was loaded.
+	Omitted int
 	// Steps has one entry per model call, in order.
 	Steps []Step
 	// Usage sums the token usage the model reported over all steps.

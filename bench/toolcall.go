@@ -80,8 +80,13 @@ func Toolcall() Framework {
 			},
 			{
 				Name: "session+turns",
-				Note: fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(MaxTurns %d): the latest turns by count, no token budget, as openai-agents-go's LimitMemory", WindowTurns),
-				New:  toolcallSessionWith(memory.WindowOptions{MaxTurns: WindowTurns}),
+				Note: fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(MaxTurns %d), Options.SessionTurns %[1]d: the store loads the first user message and the latest turns, the window keeps them by count, no token budget, as openai-agents-go's session with LimitMemory", WindowTurns),
+				New:  toolcallSessionWith(memory.WindowOptions{MaxTurns: WindowTurns}, WindowTurns),
+			},
+			{
+				Name: "session+turns-whole",
+				Note: "as session+turns without Options.SessionTurns: every run loads and checks the whole session",
+				New:  toolcallSessionWith(memory.WindowOptions{MaxTurns: WindowTurns}, 0),
 			},
 			{
 				Name: "session+window-bytes4",
@@ -132,15 +137,16 @@ func Toolcall() Framework {
 // toolcallSession runs a conversation with RunSession on a new InMemory store and a
 // memory.Window counting with a new counter.
 func toolcallSession(counter func() *memory.Counter) func(c *script.Conversation) func(ctx context.Context) error {
-	return toolcallSessionOn(func() memory.WindowOptions { return memory.WindowOptions{Budget: WindowBudget, Counter: counter()} })
+	return toolcallSessionOn(func() memory.WindowOptions { return memory.WindowOptions{Budget: WindowBudget, Counter: counter()} }, 0)
 }
 
-// toolcallSessionWith is toolcallSession with a memory.Window of fixed options.
-func toolcallSessionWith(o memory.WindowOptions) func(c *script.Conversation) func(ctx context.Context) error {
-	return toolcallSessionOn(func() memory.WindowOptions { return o })
+// toolcallSessionWith is toolcallSession with a memory.Window of fixed options and the given
+// Options.SessionTurns.
+func toolcallSessionWith(o memory.WindowOptions, sessionTurns int) func(c *script.Conversation) func(ctx context.Context) error {
+	return toolcallSessionOn(func() memory.WindowOptions { return o }, sessionTurns)
 }
 
-func toolcallSessionOn(window func() memory.WindowOptions) func(c *script.Conversation) func(ctx context.Context) error {
+func toolcallSessionOn(window func() memory.WindowOptions, sessionTurns int) func(c *script.Conversation) func(ctx context.Context) error {
 	return func(c *script.Conversation) func(ctx context.Context) error {
 		model := newOpenAIModel(c.Script)
 		tools := toolcallTools(c.Tools)
@@ -149,6 +155,7 @@ func toolcallSessionOn(window func() memory.WindowOptions) func(c *script.Conver
 			o.Tools = tools
 			o.Memory = memory.NewInMemory()
 			o.Context = memory.Window(window())
+			o.SessionTurns = sessionTurns
 			a := agentkit.New(model, o)
 			for _, in := range c.Inputs {
 				if _, err := a.RunSession(ctx, "s", in); err != nil {

@@ -228,9 +228,9 @@ func BenchmarkLoad1000(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				got, err := s.Load(ctx, "s")
-				if err != nil || len(got) != 1000 {
-					b.Fatalf("Load: %d messages, %v", len(got), err)
+				got, err := s.Load(ctx, "s", agentkit.LoadOptions{})
+				if err != nil || len(got.Messages) != 1000 {
+					b.Fatalf("Load: %d messages, %v", len(got.Messages), err)
 				}
 			}
 		})

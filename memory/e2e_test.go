@@ -86,7 +86,8 @@ func TestRunSessionSQLiteEndToEnd(t *testing.T) {
 	}
 
 	store := openSQLite(t, path)
-	stored, err := store.Load(ctx, session)
+	loaded, err := store.Load(ctx, session, agentkit.LoadOptions{})
+	stored := loaded.Messages
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,9 +162,9 @@ func TestRunSessionLocking(t *testing.T) {
 	if err := <-secondDone; err != nil {
 		t.Fatal(err)
 	}
-	stored, _ := store.Load(context.Background(), "s")
+	stored, _ := store.Load(context.Background(), "s", agentkit.LoadOptions{})
 	var got []string
-	for _, m := range stored {
+	for _, m := range stored.Messages {
 		got = append(got, m.Role+":"+m.Content)
 	}
 	want := "user:first assistant: tool:done assistant:first answer user:second assistant:second answer"

@@ -16,11 +16,11 @@ import (
 // its Load redacts what users said before the history goes back to the model.
 type redacting struct{ *memory.InMemory }
 
-func (r redacting) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
-	h, err := r.InMemory.Load(ctx, session)
-	for i := range h {
-		if h[i].Role == openai.ChatMessageRoleUser {
-			h[i].Content = strings.ReplaceAll(h[i].Content, "hunter2", "[redacted]")
+func (r redacting) Load(ctx context.Context, session string, opts agentkit.LoadOptions) (agentkit.History, error) {
+	h, err := r.InMemory.Load(ctx, session, opts)
+	for i := range h.Messages {
+		if h.Messages[i].Role == openai.ChatMessageRoleUser {
+			h.Messages[i].Content = strings.ReplaceAll(h.Messages[i].Content, "hunter2", "[redacted]")
 		}
 	}
 	return h, err

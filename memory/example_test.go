@@ -80,8 +80,8 @@ func Example() {
 	reqs := model.Requests()
 	fmt.Println("The last request:")
 	fmt.Print(agentkit.FormatTranscript(reqs[len(reqs)-1].Messages))
-	stored, _ := store.Load(ctx, "demo")
-	fmt.Println("Messages in the store:", len(stored))
+	stored, _ := store.Load(ctx, "demo", agentkit.LoadOptions{})
+	fmt.Println("Messages in the store:", len(stored.Messages))
 	// Output:
 	// 北京天气怎么样？ → 北京今天晴，26℃。
 	//   (folded 3 messages: 163 → 116 tokens)

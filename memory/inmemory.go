@@ -19,7 +19,7 @@ import (
 // runs of one session are serialized, never refused.
 type InMemory struct {
 	mu        sync.RWMutex
-	sessions  map[string][]openai.ChatCompletionMessage
+	sessions  map[string]*stored
 	summaries map[string]Summary
 	locks     lockTable
 }
@@ -34,19 +34,37 @@ var (
 // NewInMemory returns an empty in-memory store.
 func NewInMemory() *InMemory { return &InMemory{} }
 
+// stored is one session of an InMemory.
+type stored struct {
+	msgs  []openai.ChatCompletionMessage
+	users []int               // the indexes in msgs of the user messages: where turns begin
+	ids   map[string]struct{} // the tool call ids of msgs
+	used  func(id string) bool
+}
+
 // Load returns a copy of the session's history, with room for a few more messages (the run
-// that loads it appends its own); empty for an unknown session.
-func (s *InMemory) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
+// that loads it appends its own); empty for an unknown session. With opts.RecentTurns set,
+// it leaves out the turns before the latest RecentTurns ones, except the session's first
+// user message and what precedes it (see agentkit.History): a load then copies what a run
+// sends, not the whole session.
+func (s *InMemory) Load(ctx context.Context, session string, opts agentkit.LoadOptions) (agentkit.History, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
+		return agentkit.History{}, fmt.Errorf("memory: loading session %q: %w", session, err)
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	h := s.sessions[session]
-	if h == nil {
-		return nil, nil
+	st := s.sessions[session]
+	if st == nil {
+		return agentkit.History{}, nil
 	}
-	return appendClones(make([]openai.ChatCompletionMessage, 0, len(h)+loadRoom), h), nil
+	h := st.msgs
+	if r := opts.RecentTurns; r > 0 && len(st.users)-1 > r {
+		first, from := st.users[0], st.users[len(st.users)-r]
+		out := make([]openai.ChatCompletionMessage, 0, first+1+len(h)-from+loadRoom)
+		out = appendClones(out, h[:first+1])
+		return agentkit.History{Messages: appendClones(out, h[from:]), Omitted: from - first - 1, CallIDUsed: st.used}, nil
+	}
+	return agentkit.History{Messages: appendClones(make([]openai.ChatCompletionMessage, 0, len(h)+loadRoom), h)}, nil
 }
 
 // Append adds a copy of msgs to the end of the session's history, atomically: concurrent
@@ -62,9 +80,28 @@ func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.Cha
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sessions == nil {
-		s.sessions = make(map[string][]openai.ChatCompletionMessage)
+		s.sessions = make(map[string]*stored)
 	}
-	s.sessions[session] = append(s.sessions[session], c...)
+	st := s.sessions[session]
+	if st == nil {
+		st = &stored{ids: make(map[string]struct{})}
+		st.used = func(id string) bool {
+			s.mu.RLock()
+			defer s.mu.RUnlock()
+			_, ok := st.ids[id]
+			return ok
+		}
+		s.sessions[session] = st
+	}
+	for i := range c {
+		if c[i].Role == openai.ChatMessageRoleUser {
+			st.users = append(st.users, len(st.msgs)+i)
+		}
+		for _, tc := range c[i].ToolCalls {
+			st.ids[tc.ID] = struct{}{}
+		}
+	}
+	st.msgs = append(st.msgs, c...)
 	return nil
 }
 
@@ -81,7 +118,11 @@ func (s *InMemory) Search(ctx context.Context, session string, q Query) ([]Match
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	matches := SearchMessages(s.sessions[session], q)
+	var h []openai.ChatCompletionMessage
+	if st := s.sessions[session]; st != nil {
+		h = st.msgs
+	}
+	matches := SearchMessages(h, q)
 	for i := range matches {
 		matches[i].Message = cloneMessage(matches[i].Message)
 	}

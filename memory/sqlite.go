@@ -183,9 +183,11 @@ func (s *SQLite) acquireWrite(ctx context.Context) error {
 func (s *SQLite) releaseWrite() { <-s.write }
 
 // Load returns the session's history; empty for an unknown session. A row that cannot be
-// decoded, or a gap in the sequence numbers, is an error wrapping [ErrCorrupt].
-func (s *SQLite) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
-	return s.load(ctx, session, nil)
+// decoded, or a gap in the sequence numbers, is an error wrapping [ErrCorrupt]. It always
+// loads the whole session: opts.RecentTurns is not used yet (agentkit.History allows it).
+func (s *SQLite) Load(ctx context.Context, session string, opts agentkit.LoadOptions) (agentkit.History, error) {
+	msgs, err := s.load(ctx, session, nil)
+	return agentkit.History{Messages: msgs}, err
 }
 
 // load appends the session's history to dst.
@@ -289,7 +291,7 @@ func (s *SQLite) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 
 // Search searches the session's history (see [SearchMessages]). It reads the whole session.
 func (s *SQLite) Search(ctx context.Context, session string, q Query) ([]Match, error) {
-	msgs, err := s.Load(ctx, session)
+	msgs, err := s.load(ctx, session, nil)
 	if err != nil {
 		return nil, err
 	}

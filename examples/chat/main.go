@@ -120,12 +120,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		case "/quit":
 			return 0
 		case "/history":
-			msgs, err := store.Load(ctx, *session)
+			h, err := store.Load(ctx, *session, agentkit.LoadOptions{})
 			if err != nil {
 				fmt.Fprintln(stderr, "chat:", err)
 				return 1
 			}
-			fmt.Fprint(stdout, agentkit.FormatTranscript(msgs))
+			fmt.Fprint(stdout, agentkit.FormatTranscript(h.Messages))
 			continue
 		}
 		res, err := agent.RunSession(ctx, *session, line)

@@ -40,6 +40,7 @@ func Run(t *testing.T, newMemory func(t *testing.T) agentkit.Memory) {
 		{"CanceledContext", testCanceled},
 		{"Locker", testLocker},
 		{"LoadedSliceIsTheCallers", testLoadedSlice},
+		{"RecentTurns", testRecentTurns},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,11 +80,14 @@ func Step(id string, n int) []openai.ChatCompletionMessage {
 
 func load(t *testing.T, m agentkit.Memory, session string) []openai.ChatCompletionMessage {
 	t.Helper()
-	got, err := m.Load(context.Background(), session)
+	got, err := m.Load(context.Background(), session, agentkit.LoadOptions{})
 	if err != nil {
 		t.Fatalf("Load(%q): %v", session, err)
 	}
-	return got
+	if got.Omitted != 0 {
+		t.Fatalf("Load(%q) with zero LoadOptions left out %d messages, want the whole session", session, got.Omitted)
+	}
+	return got.Messages
 }
 
 func appendOK(t *testing.T, m agentkit.Memory, session string, msgs ...openai.ChatCompletionMessage) {
@@ -94,12 +98,14 @@ func appendOK(t *testing.T, m agentkit.Memory, session string, msgs ...openai.Ch
 }
 
 func testUnknownSession(t *testing.T, m agentkit.Memory) {
-	got, err := m.Load(context.Background(), "never-used")
-	if err != nil {
-		t.Fatalf("Load of an unknown session: %v, want no error", err)
-	}
-	if len(got) != 0 {
-		t.Fatalf("Load of an unknown session = %d messages, want 0", len(got))
+	for _, opts := range []agentkit.LoadOptions{{}, {RecentTurns: 2}} {
+		got, err := m.Load(context.Background(), "never-used", opts)
+		if err != nil {
+			t.Fatalf("Load of an unknown session with %+v: %v, want no error", opts, err)
+		}
+		if len(got.Messages) != 0 || got.Omitted != 0 {
+			t.Fatalf("Load of an unknown session with %+v = %d messages, %d omitted, want none", opts, len(got.Messages), got.Omitted)
+		}
 	}
 }
 
@@ -259,7 +265,7 @@ func testConcurrentSessions(t *testing.T, m agentkit.Memory) {
 					errs <- err
 					return
 				}
-				if _, err := m.Load(context.Background(), id); err != nil {
+				if _, err := m.Load(context.Background(), id, agentkit.LoadOptions{}); err != nil {
 					errs <- err
 					return
 				}
@@ -325,12 +331,12 @@ func testCanceled(t *testing.T, m agentkit.Memory) {
 	if got := load(t, m, "s"); len(got) != 1 {
 		t.Errorf("Append with a canceled context appended: %d messages, want 1", len(got))
 	}
-	if _, err := m.Load(ctx, "s"); !errors.Is(err, context.Canceled) {
+	if _, err := m.Load(ctx, "s", agentkit.LoadOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Load with a canceled context = %v, want an error wrapping context.Canceled", err)
 	}
 	dctx, dcancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer dcancel()
-	if _, err := m.Load(dctx, "s"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := m.Load(dctx, "s", agentkit.LoadOptions{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Load past its deadline = %v, want an error wrapping context.DeadlineExceeded", err)
 	}
 }

@@ -25,7 +25,48 @@ type flawed struct {
 	m    map[string][]openai.ChatCompletionMessage
 }
 
-func (s *flawed) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
+func (s *flawed) Load(ctx context.Context, session string, opts agentkit.LoadOptions) (agentkit.History, error) {
+	msgs, err := s.load(ctx, session)
+	if err != nil || opts.RecentTurns <= 0 {
+		return agentkit.History{Messages: msgs}, err
+	}
+	// The partial loads of the flaws about RecentTurns; the others load everything.
+	var users []int
+	for i, m := range msgs {
+		if m.Role == openai.ChatMessageRoleUser {
+			users = append(users, i)
+		}
+	}
+	if len(users)-1 <= opts.RecentTurns {
+		return agentkit.History{Messages: msgs}, nil
+	}
+	first, from := users[0], users[len(users)-opts.RecentTurns]
+	ids := map[string]bool{}
+	for _, m := range msgs[first+1 : from] {
+		for _, c := range m.ToolCalls {
+			ids[c.ID] = true
+		}
+	}
+	used := func(id string) bool { return ids[id] }
+	switch s.flaw {
+	case "omits without CallIDUsed":
+		used = nil
+	case "CallIDUsed knows only what it loaded":
+		used = func(string) bool { return false }
+	case "omits the first user message":
+		first--
+	case "omits too many turns":
+		from = users[len(users)-opts.RecentTurns+1]
+	case "cuts inside a turn":
+		from++
+	default:
+		return agentkit.History{Messages: msgs}, nil
+	}
+	out := append(append([]openai.ChatCompletionMessage(nil), msgs[:first+1]...), msgs[from:]...)
+	return agentkit.History{Messages: out, Omitted: from - first - 1, CallIDUsed: used}, nil
+}
+
+func (s *flawed) load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
 	if err := ctx.Err(); err != nil && s.flaw != "ignores context" {
 		return nil, err
 	}
@@ -113,6 +154,12 @@ var flaws = map[string]string{ // flaw → the subtest that must catch it
 	"keeps the caller's slices":   "CopiesAppended",
 	"grants a held session":       "Locker",
 	"pools tool calls uncapped":   "LoadedSliceIsTheCallers",
+
+	"omits without CallIDUsed":             "RecentTurns",
+	"CallIDUsed knows only what it loaded": "RecentTurns",
+	"omits the first user message":         "RecentTurns",
+	"omits too many turns":                 "RecentTurns",
+	"cuts inside a turn":                   "RecentTurns",
 }
 
 func newFlawed(flaw string) agentkit.Memory {

@@ -1,0 +1,143 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/agentkit/agentkittest"
+	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/tool"
+)
+
+// sessionRun is what one RunSession of sessionTurnsRuns sent and returned.
+type sessionRun struct {
+	requests [][]openai.ChatCompletionMessage
+	messages int // len(Result.Messages) + Result.Omitted: the whole transcript's length
+	omitted  int
+	stop     agentkit.StopReason
+}
+
+// sessionTurnsRuns runs turns runs of one session on a new InMemory, with a Window of
+// windowTurns and the given SessionTurns. Every turn's model calls a tool with the id call_0,
+// as providers that number their calls per reply do, then answers.
+func sessionTurnsRuns(t *testing.T, turns, windowTurns, sessionTurns int) ([]sessionRun, []openai.ChatCompletionMessage) {
+	t.Helper()
+	weather := tool.New("get_weather", "Current weather of a city.", func(ctx context.Context, in struct {
+		City string `json:"city"`
+	}) (string, error) {
+		return in.City + "：晴，26℃", nil
+	})
+	store := memory.NewInMemory()
+	var runs []sessionRun
+	for k := range turns {
+		city := fmt.Sprintf("城市%d", k)
+		model := agentkittest.New(t,
+			agentkittest.ToolCalls(agentkittest.CallID("call_0", "get_weather", `{"city":"`+city+`"}`)),
+			agentkittest.Text(city+"晴。"))
+		agent := agentkit.New(model, &agentkit.Options{
+			Instructions: "You are a weather assistant.",
+			Tools:        []*tool.Tool{weather},
+			Memory:       store,
+			Context:      memory.Window(memory.WindowOptions{MaxTurns: windowTurns}),
+			SessionTurns: sessionTurns,
+		})
+		res, err := agent.RunSession(context.Background(), "s", city+"呢？")
+		if err != nil {
+			t.Fatalf("turn %d: %v", k, err)
+		}
+		run := sessionRun{messages: len(res.Messages) + res.Omitted, omitted: res.Omitted, stop: res.Stop}
+		for _, req := range model.Requests() {
+			run.requests = append(run.requests, req.Messages)
+		}
+		runs = append(runs, run)
+	}
+	stored, err := store.Load(context.Background(), "s", agentkit.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs, stored.Messages
+}
+
+// With SessionTurns at least the window's MaxTurns, RunSession loads only the session's
+// beginning and end, and sends and stores exactly what it does when it loads everything —
+// tool call ids included: a provider's call_0, reused every turn, is renamed also when the
+// turn that used it first was not loaded.
+func TestSessionTurnsSendsWhatTheWholeSessionWould(t *testing.T) {
+	const turns = 9
+	tests := []struct{ window, session int }{
+		{1, 1}, {3, 3}, {3, 5}, {4, 100},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("window%d-session%d", tt.window, tt.session), func(t *testing.T) {
+			want, wantStored := sessionTurnsRuns(t, turns, tt.window, 0)
+			got, gotStored := sessionTurnsRuns(t, turns, tt.window, tt.session)
+			if err := agentkit.ValidateHistory(gotStored); err != nil {
+				t.Fatalf("the stored session is not valid: %v", err)
+			}
+			if diff := cmp.Diff(wantStored, gotStored, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("stored sessions differ (-whole loads +partial loads):\n%s", diff)
+			}
+			omitted := 0
+			for k := range want {
+				if diff := cmp.Diff(want[k].requests, got[k].requests, cmpopts.EquateEmpty()); diff != "" {
+					t.Fatalf("turn %d: requests differ (-whole loads +partial loads):\n%s", k, diff)
+				}
+				if want[k].omitted != 0 {
+					t.Errorf("turn %d without SessionTurns: Result.Omitted = %d, want 0", k, want[k].omitted)
+				}
+				if got[k].messages != want[k].messages {
+					t.Errorf("turn %d: len(Messages)+Omitted = %d, want the whole transcript's %d", k, got[k].messages, want[k].messages)
+				}
+				omitted = max(omitted, got[k].omitted)
+			}
+			// Each turn stores 4 messages: the store leaves turns out once there are more than
+			// SessionTurns after the first.
+			if wantOmitted := turns > tt.session+1; (omitted > 0) != wantOmitted {
+				t.Errorf("largest Result.Omitted = %d; want omissions: %v", omitted, wantOmitted)
+			}
+		})
+	}
+}
+
+// A Memory that leaves messages out without CallIDUsed, or says it left out a negative
+// number, breaks the contract: RunSession refuses the load with StopMemoryError and sends
+// nothing.
+func TestSessionTurnsRefusesABrokenHistory(t *testing.T) {
+	tests := []struct {
+		name string
+		h    agentkit.History
+	}{
+		{"no CallIDUsed", agentkit.History{Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "task"}}, Omitted: 3}},
+		{"negative Omitted", agentkit.History{Omitted: -1, CallIDUsed: func(string) bool { return false }}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model := agentkittest.New(t)
+			agent := agentkit.New(model, &agentkit.Options{Memory: fixedMemory{tt.h}, SessionTurns: 2})
+			res, err := agent.RunSession(context.Background(), "s", "hi")
+			if err == nil || res.Stop != agentkit.StopMemoryError {
+				t.Fatalf("RunSession = %v, %v; want StopMemoryError and an error", res.Stop, err)
+			}
+			if n := len(model.Requests()); n != 0 {
+				t.Errorf("%d requests sent, want 0", n)
+			}
+		})
+	}
+}
+
+// fixedMemory loads one History and stores nothing.
+type fixedMemory struct{ h agentkit.History }
+
+func (m fixedMemory) Load(context.Context, string, agentkit.LoadOptions) (agentkit.History, error) {
+	return m.h, nil
+}
+
+func (m fixedMemory) Append(context.Context, string, []openai.ChatCompletionMessage) error {
+	return nil
+}
