@@ -64,10 +64,12 @@ type Options struct {
 	// Memory stores sessions for RunSession. Nil: RunSession fails with ErrNoMemory.
 	Memory Memory
 	// SessionTurns, when positive, makes RunSession ask the Memory for only the session's
-	// first user message and its latest SessionTurns turns (LoadOptions.RecentTurns), so
-	// that a run of a long session costs what it sends, not what the session holds. The
-	// Context strategy then sees only what was loaded: with a memory.Window of MaxTurns no
-	// more than SessionTurns, it sends exactly what it would send from the whole session.
+	// first user message and its latest turns (LoadOptions.RecentTurns), so that a run of a
+	// long session costs what it sends, not what the session holds. It counts turns as
+	// memory.Window's MaxTurns does, the run's own turn included: SessionTurns-1 stored
+	// turns are loaded (at least one). The Context strategy then sees only what was loaded:
+	// with a memory.Window of MaxTurns no more than SessionTurns, it sends exactly what it
+	// would send from the whole session.
 	// Leave it zero with strategies that need the whole history, such as memory.Fold, and
 	// without a strategy. Zero or less loads the whole session.
 	SessionTurns int

@@ -116,7 +116,12 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 		defer unlock()
 	}
 	ctx = context.WithValue(ctx, sessionKey{}, session)
-	loaded, err := mem.Load(ctx, session, LoadOptions{RecentTurns: a.opts.SessionTurns})
+	var opts LoadOptions
+	if a.opts.SessionTurns > 0 {
+		// The run's own turn is one of SessionTurns; RecentTurns 0 would load everything.
+		opts.RecentTurns = max(a.opts.SessionTurns-1, 1)
+	}
+	loaded, err := mem.Load(ctx, session, opts)
 	if err == nil {
 		err = checkLoaded(&loaded)
 	}

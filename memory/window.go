@@ -88,7 +88,9 @@ func (w *window) Apply(ctx context.Context, session string, msgs []openai.ChatCo
 			from = u
 		}
 	}
-	if from == 0 {
+	if l.start(from) == l.first+1 {
+		// Nothing to drop (the units before from are empty): a transcript loaded with
+		// agentkit.Options.SessionTurns holds no more than the window sends.
 		return clip3(msgs), nil
 	}
 	view := make([]openai.ChatCompletionMessage, 0, l.first+1+len(msgs)-l.start(from))
