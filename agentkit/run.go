@@ -280,6 +280,11 @@ func (r *run) request(final bool) openai.ChatCompletionRequest {
 	return req
 }
 
+// sameSlice reports whether a and b are the same messages of the same array.
+func sameSlice(a, b []openai.ChatCompletionMessage) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // step makes one model call and appends the reply to the transcript.
 func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatCompletionMessage, error) {
 	if err := ctx.Err(); err != nil {
@@ -292,11 +297,17 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		if err != nil {
 			return openai.ChatCompletionMessage{}, &contextError{fmt.Errorf("agentkit: context strategy before model call %d: %w", iter, err)}
 		}
-		req.Messages = view
-		// A strategy's view is new: check all of it, arguments included (a strategy that
-		// shortens the arguments of old calls must not send broken JSON).
-		if err := ValidateHistory(req.Messages); err != nil {
-			return openai.ChatCompletionMessage{}, fmt.Errorf("%w: the context strategy's view before model call %d: %w", ErrInvalidHistory, iter, err)
+		if !sameSlice(view, req.Messages) {
+			req.Messages = view
+			// A strategy's view is new: check all of it, arguments included (a strategy
+			// that shortens the arguments of old calls must not send broken JSON).
+			if err := ValidateHistory(req.Messages); err != nil {
+				return openai.ChatCompletionMessage{}, fmt.Errorf("%w: the context strategy's view before model call %d: %w", ErrInvalidHistory, iter, err)
+			}
+		} else if err := validateHistory(req.Messages[r.validated:], false); err != nil {
+			// The strategy sends the transcript as it is (it must not modify it): checked
+			// as without a strategy, below.
+			return openai.ChatCompletionMessage{}, fmt.Errorf("%w before model call %d (a bug: please report it): %w", ErrInvalidHistory, iter, err)
 		}
 	} else if err := validateHistory(req.Messages[r.validated:], false); err != nil {
 		// The transcript up to r.validated passed when it was sent (the input history was
