@@ -1,9 +1,37 @@
 package agentkit
 
+import "strconv"
+
 // The tool call ids of a run, kept unique across its transcript.
 
 // addID records a tool call id of the transcript.
 func (r *run) addID(id string) { r.ids.add(id) }
+
+// maxOmittedProbes bounds the questions uniqueID asks History.CallIDUsed for one call: a
+// broken Memory answering true to every id must not hang the run.
+const maxOmittedProbes = 8
+
+// uniqueID returns the id that call i of the model message about to be appended gets in the
+// transcript, and records it: the model's own id when no other call of the transcript
+// uses it, else "call_<p>_<i>", where p is the message's position in the whole transcript
+// (messages a Memory left out included), which no other message of the transcript has
+// — so the name is found at the first try unless the model itself sends ids of that form,
+// and is the same whether a session was loaded whole or in part. A suffix "_<n>" resolves
+// what collides still.
+func (r *run) uniqueID(id string, i int) string {
+	if id == "" || r.ids.has(id) {
+		base := "call_" + strconv.Itoa(r.res.Omitted+len(r.res.Messages)) + "_" + strconv.Itoa(i)
+		id = base
+		for n := 1; r.ids.has(id); n++ {
+			if n == maxOmittedProbes {
+				r.ids.omitted = nil // unique in what the run sees, at least
+			}
+			id = base + "_" + strconv.Itoa(n)
+		}
+	}
+	r.addID(id)
+	return id
+}
 
 // callIDs is the set of the tool call ids of a run's transcript: those of the history it
 // began with, collected when the history was validated, those of the messages a Memory left

@@ -1,8 +1,6 @@
 package agentkit
 
 import (
-	"strconv"
-
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/tool"
@@ -47,14 +45,8 @@ func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCom
 		c.Index = nil
 		if id, ok := r.turn.id(i); ok {
 			c.ID = id
-		} else if c.ID == "" || r.ids.has(c.ID) {
-			c.ID = "call_" + strconv.Itoa(iter) + "_" + strconv.Itoa(i)
-			for r.ids.has(c.ID) {
-				c.ID += "x"
-			}
-			r.addID(c.ID)
 		} else {
-			r.addID(c.ID)
+			c.ID = r.uniqueID(c.ID, i)
 		}
 		if c.Function.Name == "" {
 			// Providers reject a replayed call without a name; the result tells the model.

@@ -149,14 +149,13 @@ func toolcallSessionWith(o memory.WindowOptions, sessionTurns int) func(c *scrip
 func toolcallSessionOn(window func() memory.WindowOptions, sessionTurns int) func(c *script.Conversation) func(ctx context.Context) error {
 	return func(c *script.Conversation) func(ctx context.Context) error {
 		model := newOpenAIModel(c.Script)
-		tools := toolcallTools(c.Tools)
+		opts := toolcallOptions(c.Script) // the tools are declared once, as the peers' are
 		return func(ctx context.Context) error {
-			o := toolcallOptions(c.Script)
-			o.Tools = tools
+			o := *opts
 			o.Memory = memory.NewInMemory()
 			o.Context = memory.Window(window())
 			o.SessionTurns = sessionTurns
-			a := agentkit.New(model, o)
+			a := agentkit.New(model, &o)
 			for _, in := range c.Inputs {
 				if _, err := a.RunSession(ctx, "s", in); err != nil {
 					return err

@@ -141,3 +141,57 @@ func (m fixedMemory) Load(context.Context, string, agentkit.LoadOptions) (agentk
 func (m fixedMemory) Append(context.Context, string, []openai.ChatCompletionMessage) error {
 	return nil
 }
+
+// A provider that names its call call_0 every turn gets every later call renamed once,
+// with a name of fixed length: "call_<position>_<index>", never a chain of suffixes that
+// grows with the session.
+func TestSessionTurnsRenamesReusedIDsOnce(t *testing.T) {
+	const turns = 30
+	_, stored := sessionTurnsRuns(t, turns, 3, 3)
+	if err := agentkit.ValidateHistory(stored); err != nil {
+		t.Fatalf("the stored session is not valid: %v", err)
+	}
+	var got []string
+	for i, m := range stored {
+		for _, c := range m.ToolCalls {
+			got = append(got, c.ID)
+			// The stored session has no system prompt: the transcript's position is i+1.
+			if want := fmt.Sprintf("call_%d_0", i+1); c.ID != "call_0" && c.ID != want {
+				t.Errorf("message %d: call id %q, want call_0 or %q", i, c.ID, want)
+			}
+		}
+	}
+	if len(got) != turns || got[0] != "call_0" {
+		t.Errorf("call ids %q, want %d of them, the first call_0", got, turns)
+	}
+}
+
+// A Memory whose CallIDUsed says every id is used (broken) does not hang the run: after a
+// few tries the loop settles for an id unique in what it loaded.
+func TestSessionTurnsSurvivesCallIDUsedAlwaysTrue(t *testing.T) {
+	weather := tool.New("get_weather", "Current weather of a city.", func(ctx context.Context, in struct {
+		City string `json:"city"`
+	}) (string, error) {
+		return in.City + "：晴", nil
+	})
+	h := agentkit.History{
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleUser, Content: "task"},
+			{Role: openai.ChatMessageRoleUser, Content: "latest"},
+			{Role: openai.ChatMessageRoleAssistant, Content: "ok"},
+		},
+		Omitted:    10,
+		CallIDUsed: func(string) bool { return true },
+	}
+	model := agentkittest.New(t,
+		agentkittest.ToolCalls(agentkittest.CallID("call_0", "get_weather", `{"city":"北京"}`), agentkittest.CallID("call_1", "get_weather", `{"city":"上海"}`)),
+		agentkittest.Text("晴。"))
+	agent := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{weather}, Memory: fixedMemory{h}, SessionTurns: 2})
+	res, err := agent.RunSession(context.Background(), "s", "天气？")
+	if err != nil || res.Stop != agentkit.StopAnswered {
+		t.Fatalf("RunSession = %v, %v; want an answer", res.Stop, err)
+	}
+	if err := agentkit.ValidateHistory(res.Messages); err != nil {
+		t.Fatal(err)
+	}
+}
