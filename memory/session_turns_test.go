@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,13 +28,17 @@ type sessionRun struct {
 // windowTurns and the given SessionTurns. Every turn's model calls a tool with the id call_0,
 // as providers that number their calls per reply do, then answers.
 func sessionTurnsRuns(t *testing.T, turns, windowTurns, sessionTurns int) ([]sessionRun, []openai.ChatCompletionMessage) {
+	return sessionTurnsRunsOn(t, memory.NewInMemory(), turns, windowTurns, sessionTurns)
+}
+
+// sessionTurnsRunsOn is sessionTurnsRuns on store.
+func sessionTurnsRunsOn(t *testing.T, store agentkit.Memory, turns, windowTurns, sessionTurns int) ([]sessionRun, []openai.ChatCompletionMessage) {
 	t.Helper()
 	weather := tool.New("get_weather", "Current weather of a city.", func(ctx context.Context, in struct {
 		City string `json:"city"`
 	}) (string, error) {
 		return in.City + "：晴，26℃", nil
 	})
-	store := memory.NewInMemory()
 	var runs []sessionRun
 	for k := range turns {
 		city := fmt.Sprintf("城市%d", k)
@@ -73,35 +78,50 @@ func TestSessionTurnsSendsWhatTheWholeSessionWould(t *testing.T) {
 	tests := []struct{ window, session int }{
 		{1, 1}, {2, 2}, {3, 3}, {3, 5}, {4, 100}, {7, 7}, {8, 8},
 	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("window%d-session%d", tt.window, tt.session), func(t *testing.T) {
-			want, wantStored := sessionTurnsRuns(t, turns, tt.window, 0)
-			got, gotStored := sessionTurnsRuns(t, turns, tt.window, tt.session)
-			if err := agentkit.ValidateHistory(gotStored); err != nil {
-				t.Fatalf("the stored session is not valid: %v", err)
-			}
-			if diff := cmp.Diff(wantStored, gotStored, cmpopts.EquateEmpty()); diff != "" {
-				t.Fatalf("stored sessions differ (-whole loads +partial loads):\n%s", diff)
-			}
-			omitted := 0
-			for k := range want {
-				if diff := cmp.Diff(want[k].requests, got[k].requests, cmpopts.EquateEmpty()); diff != "" {
-					t.Fatalf("turn %d: requests differ (-whole loads +partial loads):\n%s", k, diff)
-				}
-				if want[k].omitted != 0 {
-					t.Errorf("turn %d without SessionTurns: Result.Omitted = %d, want 0", k, want[k].omitted)
-				}
-				if got[k].messages != want[k].messages {
-					t.Errorf("turn %d: len(Messages)+Omitted = %d, want the whole transcript's %d", k, got[k].messages, want[k].messages)
-				}
-				omitted = max(omitted, got[k].omitted)
-			}
-			// The last run finds turns-1 stored turns, turns-2 after the first; it loads
-			// SessionTurns-1 of them (at least one).
-			if wantOmitted := turns-2 > max(tt.session-1, 1); (omitted > 0) != wantOmitted {
-				t.Errorf("largest Result.Omitted = %d; want omissions: %v", omitted, wantOmitted)
-			}
-		})
+	stores := []struct {
+		name string
+		new  func(t *testing.T) agentkit.Memory
+	}{
+		{"InMemory", func(*testing.T) agentkit.Memory { return memory.NewInMemory() }},
+		{"SQLite", func(t *testing.T) agentkit.Memory { return openSQLite(t, filepath.Join(t.TempDir(), "memory.db")) }},
+	}
+	for _, st := range stores {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/window%d-session%d", st.name, tt.window, tt.session), func(t *testing.T) {
+				testSessionTurnsLikeWhole(t, st.new, turns, tt.window, tt.session)
+			})
+		}
+	}
+}
+
+// testSessionTurnsLikeWhole runs a session twice on new stores, loading it whole, then with
+// SessionTurns, and compares what was sent and stored.
+func testSessionTurnsLikeWhole(t *testing.T, newStore func(t *testing.T) agentkit.Memory, turns, window, session int) {
+	want, wantStored := sessionTurnsRunsOn(t, newStore(t), turns, window, 0)
+	got, gotStored := sessionTurnsRunsOn(t, newStore(t), turns, window, session)
+	if err := agentkit.ValidateHistory(gotStored); err != nil {
+		t.Fatalf("the stored session is not valid: %v", err)
+	}
+	if diff := cmp.Diff(wantStored, gotStored, cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("stored sessions differ (-whole loads +partial loads):\n%s", diff)
+	}
+	omitted := 0
+	for k := range want {
+		if diff := cmp.Diff(want[k].requests, got[k].requests, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("turn %d: requests differ (-whole loads +partial loads):\n%s", k, diff)
+		}
+		if want[k].omitted != 0 {
+			t.Errorf("turn %d without SessionTurns: Result.Omitted = %d, want 0", k, want[k].omitted)
+		}
+		if got[k].messages != want[k].messages {
+			t.Errorf("turn %d: len(Messages)+Omitted = %d, want the whole transcript's %d", k, got[k].messages, want[k].messages)
+		}
+		omitted = max(omitted, got[k].omitted)
+	}
+	// The last run finds turns-1 stored turns, turns-2 after the first; it loads
+	// SessionTurns-1 of them (at least one).
+	if wantOmitted := turns-2 > max(session-1, 1); (omitted > 0) != wantOmitted {
+		t.Errorf("largest Result.Omitted = %d; want omissions: %v", omitted, wantOmitted)
 	}
 }
 

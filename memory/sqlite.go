@@ -17,8 +17,9 @@ import (
 )
 
 // schemaVersion is the version of the schema below, kept in PRAGMA user_version.
-// Version 0 is a new, empty database.
-const schemaVersion = 1
+// Version 0 is a new, empty database; version 1 had neither turns nor call_ids, which
+// migrate fills from the messages (sqlite_recent.go).
+const schemaVersion = 2
 
 const schema = `
 CREATE TABLE IF NOT EXISTS messages (
@@ -26,6 +27,16 @@ CREATE TABLE IF NOT EXISTS messages (
 	seq     INTEGER NOT NULL, -- 0, 1, 2, … within the session
 	message TEXT    NOT NULL, -- the JSON of an openai.ChatCompletionMessage
 	PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turns ( -- where a session's turns begin: its user messages
+	session TEXT    NOT NULL,
+	seq     INTEGER NOT NULL,
+	PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS call_ids ( -- the tool call ids of a session's messages
+	session TEXT    NOT NULL,
+	id      TEXT    NOT NULL,
+	PRIMARY KEY (session, id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS summaries (
 	session     TEXT    NOT NULL PRIMARY KEY,
@@ -62,11 +73,12 @@ type SQLiteOptions struct {
 // modernc.org/sqlite (pure Go, no cgo), in WAL mode, so that reads do not wait for writes.
 //
 // Each session is a sequence of rows (session id, sequence number, the message as the JSON
-// of openai.ChatCompletionMessage). One Append is one transaction: a crash leaves whole
-// steps or nothing. A row that cannot be read back gives an error wrapping [ErrCorrupt] that
+// of openai.ChatCompletionMessage), indexed by where its turns begin and by its tool call
+// ids, so that a partial load (agentkit.Options.SessionTurns) reads only the rows it keeps.
+// One Append is one transaction: a crash leaves whole steps or nothing. A row that cannot be read back gives an error wrapping [ErrCorrupt] that
 // names the session and the sequence number, never a panic. The schema's version is kept in
-// PRAGMA user_version; a database from a newer version of this package is refused with
-// [ErrSchemaVersion].
+// PRAGMA user_version; a database of an older version is upgraded when opened, one from a
+// newer version of this package is refused with [ErrSchemaVersion].
 //
 // Lock serializes the runs of a session: it waits for a run of the same *SQLite to end, and
 // for a run of another process (or another *SQLite on the same file) through a lease row
@@ -155,6 +167,11 @@ func (s *SQLite) migrate() error {
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("memory: opening %s: creating the schema: %w", s.path, err)
 	}
+	if v == 1 {
+		if err := indexMessages(ctx, tx); err != nil {
+			return fmt.Errorf("memory: opening %s: upgrading the schema from version 1: %w", s.path, err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
 		return fmt.Errorf("memory: opening %s: setting the schema version: %w", s.path, err)
 	}
@@ -183,19 +200,39 @@ func (s *SQLite) acquireWrite(ctx context.Context) error {
 func (s *SQLite) releaseWrite() { <-s.write }
 
 // Load returns the session's history; empty for an unknown session. A row that cannot be
-// decoded, or a gap in the sequence numbers, is an error wrapping [ErrCorrupt]. It always
-// loads the whole session: opts.RecentTurns is not used yet (agentkit.History allows it).
+// decoded, or a gap in the sequence numbers, is an error wrapping [ErrCorrupt]. With
+// opts.RecentTurns set, it reads only the messages up to the first user message and the
+// latest turns (see agentkit.History), and CallIDUsed asks the database.
 func (s *SQLite) Load(ctx context.Context, session string, opts agentkit.LoadOptions) (agentkit.History, error) {
-	msgs, err := s.load(ctx, session, nil)
+	if err := ctx.Err(); err != nil {
+		return agentkit.History{}, fmt.Errorf("memory: loading session %q: %w", session, err)
+	}
+	if opts.RecentTurns > 0 {
+		return s.loadRecent(ctx, session, opts.RecentTurns)
+	}
+	msgs, err := s.load(ctx, session, nil, noGap)
 	return agentkit.History{Messages: msgs}, err
 }
 
-// load appends the session's history to dst.
-func (s *SQLite) load(ctx context.Context, session string, dst []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+// gap is the stretch of a session a partial load leaves out: the messages after first and
+// before from.
+type gap struct{ first, from int64 }
+
+// noGap loads everything.
+var noGap = gap{-1, -1}
+
+// load appends the session's history to dst, without the messages of g.
+func (s *SQLite) load(ctx context.Context, session string, dst []openai.ChatCompletionMessage, g gap) ([]openai.ChatCompletionMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT seq, message FROM messages WHERE session = ? ORDER BY seq", session)
+	var rows *sql.Rows
+	var err error
+	if g == noGap {
+		rows, err = s.db.QueryContext(ctx, "SELECT seq, message FROM messages WHERE session = ? ORDER BY seq", session)
+	} else {
+		rows, err = s.db.QueryContext(ctx, "SELECT seq, message FROM messages WHERE session = ? AND (seq <= ? OR seq >= ?) ORDER BY seq", session, g.first, g.from)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
 	}
@@ -207,8 +244,12 @@ func (s *SQLite) load(ctx context.Context, session string, dst []openai.ChatComp
 		if err := rows.Scan(&seq, &raw); err != nil {
 			return nil, fmt.Errorf("memory: session %q, row %d: %w: %w", session, len(out)-base, ErrCorrupt, err)
 		}
-		if seq != int64(len(out)-base) {
-			return nil, fmt.Errorf("memory: session %q: %w: message %d is missing (the next row has sequence number %d)", session, ErrCorrupt, len(out)-base, seq)
+		want := int64(len(out) - base)
+		if g != noGap && want > g.first {
+			want += g.from - g.first - 1
+		}
+		if seq != want {
+			return nil, fmt.Errorf("memory: session %q: %w: message %d is missing (the next row has sequence number %d)", session, ErrCorrupt, want, seq)
 		}
 		m, err := decodeMessage(raw)
 		if err != nil {
@@ -268,7 +309,7 @@ func (s *SQLite) Append(ctx context.Context, session string, msgs []openai.ChatC
 				return err
 			}
 		}
-		return nil
+		return indexAppended(ctx, tx, session, next, msgs)
 	})
 	if err != nil {
 		return fmt.Errorf("memory: appending to session %q: %w", session, err)
@@ -291,7 +332,7 @@ func (s *SQLite) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 
 // Search searches the session's history (see [SearchMessages]). It reads the whole session.
 func (s *SQLite) Search(ctx context.Context, session string, q Query) ([]Match, error) {
-	msgs, err := s.load(ctx, session, nil)
+	msgs, err := s.load(ctx, session, nil, noGap)
 	if err != nil {
 		return nil, err
 	}
