@@ -45,7 +45,8 @@
 // ends and the answer, and a call starts as soon as its arguments are complete. The
 // [Assembler] rebuilds messages from chunks the way real providers send them.
 // [Agent.RunSession] loads and saves a conversation through Options.Memory, and
-// Options.Context chooses what the model is sent from a long one (package memory). A
+// Options.Context chooses what the model is sent from a long one (package memory);
+// Options.SessionTurns lets the Memory load only the turns a window sends. A
 // [Conversation] keeps a chat in this process instead: its transcript is checked as it grows
 // and never copied, so a turn costs what it adds, where RunMessages copies and checks the
 // whole history it is given.

@@ -20,6 +20,18 @@
 // becomes the run's transcript as it is, with room for the run's first messages: one copy of
 // the history per run. Package memory/memorytest is the conformance kit for other stores.
 //
+// A long session need not be loaded whole: with agentkit.Options.SessionTurns set to the
+// MaxTurns of a [Window], both stores read only the session's first user message and its
+// latest turns — what the window sends anyway — so a run costs the same at turn 1,000 as at
+// turn 20. What they leave out stays stored, and the ids of its tool calls stay reserved
+// (agentkit.History.CallIDUsed):
+//
+//	agent := agentkit.New(client, &agentkit.Options{
+//		Memory:       store,
+//		Context:      memory.Window(memory.WindowOptions{MaxTurns: 20}),
+//		SessionTurns: 20,
+//	})
+//
 // # Tokens
 //
 // [Counter] counts tokens offline the way OpenAI bills them — message framing, names, tool
