@@ -170,3 +170,38 @@ func ExampleCounter() {
 	// Output:
 	// o200k_base 21
 }
+
+// A session of 30 turns, sent through a window of the latest 3 turns, with SessionTurns
+// set to match: from turn 4 on, the store loads only the first user message and the latest
+// turns, and a run costs the same however long the session grows. The store keeps it all.
+func ExampleWindow_sessionTurns() {
+	ctx := context.Background()
+	store := memory.NewInMemory()
+	var replies []agentkittest.Reply
+	for i := range 30 {
+		replies = append(replies, agentkittest.Text(fmt.Sprintf("answer %d", i)))
+	}
+	model := agentkittest.New(nil, replies...)
+	agent := agentkit.New(model, &agentkit.Options{
+		Memory:       store,
+		Context:      memory.Window(memory.WindowOptions{MaxTurns: 3}),
+		SessionTurns: 3,
+	})
+	var res *agentkit.Result
+	for i := range 30 {
+		var err error
+		if res, err = agent.RunSession(ctx, "chat", fmt.Sprintf("question %d", i)); err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+	}
+	reqs := model.Requests()
+	fmt.Println("last request:", len(reqs[len(reqs)-1].Messages), "messages")
+	fmt.Println("last run:", len(res.Messages), "messages in Result.Messages,", res.Omitted, "left out")
+	stored, _ := store.Load(ctx, "chat", agentkit.LoadOptions{})
+	fmt.Println("stored:", len(stored.Messages), "messages")
+	// Output:
+	// last request: 6 messages
+	// last run: 7 messages in Result.Messages, 53 left out
+	// stored: 60 messages
+}
