@@ -75,7 +75,7 @@ func Toolcall() Framework {
 		Conversations: []Conversation{
 			{
 				Name: "session+window",
-				Note: fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(budget %d tokens, tiktoken o200k counter, new per conversation)", WindowBudget),
+				Note: fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(budget %d tokens, tiktoken o200k counter, new per conversation), Options.SessionTurns %d (twice the turns the budget holds)", WindowBudget, 2*WindowTurns),
 				New:  toolcallSession(func() *memory.Counter { return memory.NewCounter("gpt-4o-mini") }),
 			},
 			{
@@ -135,9 +135,9 @@ func Toolcall() Framework {
 }
 
 // toolcallSession runs a conversation with RunSession on a new InMemory store and a
-// memory.Window counting with a new counter.
+// memory.Window counting with a new counter, loading twice the turns its budget holds.
 func toolcallSession(counter func() *memory.Counter) func(c *script.Conversation) func(ctx context.Context) error {
-	return toolcallSessionOn(func() memory.WindowOptions { return memory.WindowOptions{Budget: WindowBudget, Counter: counter()} }, 0)
+	return toolcallSessionOn(func() memory.WindowOptions { return memory.WindowOptions{Budget: WindowBudget, Counter: counter()} }, 2*WindowTurns)
 }
 
 // toolcallSessionWith is toolcallSession with a memory.Window of fixed options and the given
