@@ -68,8 +68,10 @@ type Options struct {
 	// long session costs what it sends, not what the session holds. It counts turns as
 	// memory.Window's MaxTurns does, the run's own turn included: SessionTurns-1 stored
 	// turns are loaded (at least one). The Context strategy then sees only what was loaded:
-	// with a memory.Window of MaxTurns no more than SessionTurns, it sends exactly what it
-	// would send from the whole session.
+	// a memory.Window whose MaxTurns is positive and no more than SessionTurns sends exactly
+	// what it would send from the whole session; a Window with a token Budget alone keeps
+	// what fits of the loaded turns only, so set SessionTurns above the turns its budget
+	// holds. memory.Fold refuses a transcript loaded in part (see ContextStrategy).
 	// Leave it zero with strategies that need the whole history, such as memory.Fold, and
 	// without a strategy. Zero or less loads the whole session.
 	SessionTurns int

@@ -1,6 +1,9 @@
 package agentkit
 
-import "strconv"
+import (
+	"context"
+	"strconv"
+)
 
 // The tool call ids of a run, kept unique across its transcript.
 
@@ -18,11 +21,11 @@ const maxOmittedProbes = 8
 // — so the name is found at the first try unless the model itself sends ids of that form,
 // and is the same whether a session was loaded whole or in part. A suffix "_<n>" resolves
 // what collides still.
-func (r *run) uniqueID(id string, i int) string {
-	if id == "" || r.ids.has(id) {
+func (r *run) uniqueID(ctx context.Context, id string, i int) string {
+	if id == "" || r.ids.has(ctx, id) {
 		base := "call_" + strconv.Itoa(r.res.Omitted+len(r.res.Messages)) + "_" + strconv.Itoa(i)
 		id = base
-		for n := 1; r.ids.has(id); n++ {
+		for n := 1; r.ids.has(ctx, id); n++ {
 			if n == maxOmittedProbes {
 				r.ids.omitted = nil // unique in what the run sees, at least
 			}
@@ -38,8 +41,8 @@ func (r *run) uniqueID(id string, i int) string {
 // out of it (asked through History.CallIDUsed), and those the run added. A run adds
 // a few, kept in an array and searched in order; past its size they move to a map.
 type callIDs struct {
-	hist    *idSet            // nil until the history is validated
-	omitted func(string) bool // History.CallIDUsed of a session loaded in part, or nil
+	hist    *idSet                             // nil until the history is validated
+	omitted func(context.Context, string) bool // History.CallIDUsed of a session loaded in part, or nil
 	few     [8]string
 	n       int
 	set     map[string]struct{}
@@ -62,11 +65,11 @@ func (s *callIDs) add(id string) {
 	s.set[id] = struct{}{}
 }
 
-func (s *callIDs) has(id string) bool {
+func (s *callIDs) has(ctx context.Context, id string) bool {
 	if s.hist != nil && s.hist.has(id) {
 		return true
 	}
-	if s.omitted != nil && s.omitted(id) {
+	if s.omitted != nil && s.omitted(ctx, id) {
 		return true
 	}
 	if s.set != nil {

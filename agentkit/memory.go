@@ -57,7 +57,9 @@ type History struct {
 	// calls unique across the whole session: some providers number their calls call_0,
 	// call_1… again every turn. Required when Omitted is positive; it must be safe for
 	// concurrent use and stay usable for the run, while the run appends to the session.
-	CallIDUsed func(id string) bool
+	// When it cannot tell (an I/O error, ctx done), it must answer true: the run then
+	// renames its call, which is always safe (and stops asking after a few tries).
+	CallIDUsed func(ctx context.Context, id string) bool
 }
 
 // SessionLocker is an optional interface of a Memory: when implemented, RunSession holds the
@@ -71,10 +73,16 @@ type SessionLocker interface {
 // within a token budget, old tool results cleared, old turns folded into a summary. Package
 // memory has the built-in strategies.
 //
-// Apply is called before every model request with the run's whole transcript (system prompt
+// Apply is called before every model request with the run's transcript (system prompt
 // first) and returns the messages to send. It must not modify msgs, and its result must pass
 // ValidateHistory (the loop checks). The transcript itself is never shortened: Result.Messages
 // and the Memory keep everything. session is "" for runs that are not RunSession.
+//
+// The transcript is the whole conversation, except in a RunSession whose Memory left old
+// turns out (Options.SessionTurns): msgs then lacks the messages between the first user
+// message and the latest turns, and OmittedFromContext(ctx) says how many. A strategy that
+// needs the whole history (an index into it, a summary of all of it) must refuse such a
+// transcript with an error, as memory.Fold does.
 type ContextStrategy interface {
 	Apply(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error)
 }
@@ -134,6 +142,9 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 	if a.opts.Instructions != "" && !hasSystemPrompt(hist) {
 		hist = slices.Insert(hist, 0, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.opts.Instructions})
 	}
+	if loaded.Omitted > 0 {
+		ctx = context.WithValue(ctx, omittedKey{}, loaded.Omitted)
+	}
 	r := a.runOn(append(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input}))
 	r.session, r.sessioned = session, true
 	r.persisted = r.res.New - 1 // the input message is new too
@@ -178,6 +189,17 @@ func (r *run) persist(ctx context.Context) error {
 }
 
 type sessionKey struct{}
+
+type omittedKey struct{}
+
+// OmittedFromContext returns the number of the session's messages that the Memory of the
+// RunSession whose context ctx is, or derives from, left out of the run's transcript (see
+// Options.SessionTurns and History); 0 when it loaded the whole session, and outside
+// RunSession. Context strategies read it (see ContextStrategy).
+func OmittedFromContext(ctx context.Context) int {
+	n, _ := ctx.Value(omittedKey{}).(int)
+	return n
+}
 
 // SessionFromContext returns the session of the RunSession whose context ctx is, or derives
 // from: tools and middleware of a session run (a recall tool, a per-user policy) read it.

@@ -1,6 +1,8 @@
 package agentkit
 
 import (
+	"context"
+
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/tool"
@@ -14,7 +16,7 @@ import (
 // turn, exist), and arguments that are JSON: repaired when the model's text was repairable,
 // "{}" when it was not (the tool result then tells the model its arguments were not JSON).
 // The message as received stays in Result.Steps.
-func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCompletionMessage {
+func (r *run) normalize(ctx context.Context, m openai.ChatCompletionMessage, iter int) openai.ChatCompletionMessage {
 	m.Role = openai.ChatMessageRoleAssistant
 	m.FunctionCall = nil // legacy function calling: never replayed
 	m.ToolCallID = ""
@@ -46,7 +48,7 @@ func (r *run) normalize(m openai.ChatCompletionMessage, iter int) openai.ChatCom
 		if id, ok := r.turn.id(i); ok {
 			c.ID = id
 		} else {
-			c.ID = r.uniqueID(c.ID, i)
+			c.ID = r.uniqueID(ctx, c.ID, i)
 		}
 		if c.Function.Name == "" {
 			// Providers reject a replayed call without a name; the result tells the model.

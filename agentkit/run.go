@@ -363,7 +363,7 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: model response", slog.Int("iteration", iter), slog.Duration("duration", dur),
 			slog.Int("tool_calls", len(msg.ToolCalls)), slog.String("finish_reason", string(choice.FinishReason)), slog.Int("total_tokens", resp.Usage.TotalTokens))
 	}
-	norm := r.normalize(msg, iter)
+	norm := r.normalize(ctx, msg, iter)
 	if len(norm.ToolCalls) == 0 && !assistantHasContent(&norm) {
 		// Judged on the normalized message: normalize drops empty parts, and a message of
 		// empty parts only would be an assistant message with nothing in it.

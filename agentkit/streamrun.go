@@ -214,7 +214,7 @@ func (r *run) early(ctx context.Context, iter, i int, c openai.ToolCall) {
 		r.turn = &turnState{ctx: tctx, cancel: cancel, ids: map[int]string{}, pending: map[int]*pendingCall{},
 			sem: make(chan struct{}, r.a.opts.MaxConcurrency)}
 	}
-	id := r.uniqueID(c.ID, i)
+	id := r.uniqueID(ctx, c.ID, i)
 	r.turn.ids[i] = id
 	call := tool.Call{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
 	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: iter, Call: &call})

@@ -44,8 +44,9 @@
 //
 // A history grows by two or more messages per tool round; after a few dozen rounds it costs
 // more than it helps, then it overflows. An agentkit.ContextStrategy (Options.Context) picks
-// the view sent before every request, from the whole transcript, which itself is never
-// shortened. The strategies here cut only between turns — a turn is a user message and
+// the view sent before every request, from the run's transcript, which itself is never
+// shortened (it is the whole session unless agentkit.Options.SessionTurns let the store
+// load only its latest turns: see below). The strategies here cut only between turns — a turn is a user message and
 // everything up to the next one — and always keep the system prompt and the first user
 // message (the task):
 //

@@ -39,7 +39,7 @@ type stored struct {
 	msgs  []openai.ChatCompletionMessage
 	users []int               // the indexes in msgs of the user messages: where turns begin
 	ids   map[string]struct{} // the tool call ids of msgs
-	used  func(id string) bool
+	used  func(ctx context.Context, id string) bool
 }
 
 // Load returns a copy of the session's history, with room for a few more messages (the run
@@ -85,7 +85,7 @@ func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.Cha
 	st := s.sessions[session]
 	if st == nil {
 		st = &stored{ids: make(map[string]struct{})}
-		st.used = func(id string) bool {
+		st.used = func(_ context.Context, id string) bool {
 			s.mu.RLock()
 			defer s.mu.RUnlock()
 			_, ok := st.ids[id]

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -134,7 +135,7 @@ func TestSessionTurnsRefusesABrokenHistory(t *testing.T) {
 		h    agentkit.History
 	}{
 		{"no CallIDUsed", agentkit.History{Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "task"}}, Omitted: 3}},
-		{"negative Omitted", agentkit.History{Omitted: -1, CallIDUsed: func(string) bool { return false }}},
+		{"negative Omitted", agentkit.History{Omitted: -1, CallIDUsed: func(context.Context, string) bool { return false }}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,7 +202,7 @@ func TestSessionTurnsSurvivesCallIDUsedAlwaysTrue(t *testing.T) {
 			{Role: openai.ChatMessageRoleAssistant, Content: "ok"},
 		},
 		Omitted:    10,
-		CallIDUsed: func(string) bool { return true },
+		CallIDUsed: func(context.Context, string) bool { return true },
 	}
 	model := agentkittest.New(t,
 		agentkittest.ToolCalls(agentkittest.CallID("call_0", "get_weather", `{"city":"北京"}`), agentkittest.CallID("call_1", "get_weather", `{"city":"上海"}`)),
@@ -213,5 +214,41 @@ func TestSessionTurnsSurvivesCallIDUsedAlwaysTrue(t *testing.T) {
 	}
 	if err := agentkit.ValidateHistory(res.Messages); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Fold summarizes the whole history: given a session loaded in part, it refuses with
+// ErrPartialTranscript before any request, rather than summarizing only what was loaded.
+func TestFoldRefusesAPartialTranscript(t *testing.T) {
+	store := memory.NewInMemory()
+	var stored []openai.ChatCompletionMessage
+	for k := range 6 {
+		stored = append(stored,
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: fmt.Sprintf("question %d", k)},
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: fmt.Sprintf("answer %d", k)})
+	}
+	if err := store.Append(context.Background(), "s", stored); err != nil {
+		t.Fatal(err)
+	}
+	summarizer := memory.SummarizerFunc(func(context.Context, string, []openai.ChatCompletionMessage) (string, error) {
+		return "summary", nil
+	})
+	fold := memory.Fold(memory.FoldOptions{Trigger: 60, Keep: 1, Summarizer: summarizer, Counter: &memory.Counter{}})
+	for _, sessionTurns := range []int{0, 2} {
+		model := agentkittest.New(t, agentkittest.Text("ok"))
+		agent := agentkit.New(model, &agentkit.Options{Memory: store, Context: fold, SessionTurns: sessionTurns})
+		res, err := agent.RunSession(context.Background(), "s", "next")
+		if sessionTurns == 0 {
+			if err != nil {
+				t.Fatalf("whole load: %v", err)
+			}
+			continue
+		}
+		if !errors.Is(err, memory.ErrPartialTranscript) || res.Stop != agentkit.StopContextError {
+			t.Fatalf("SessionTurns %d: %v, %v; want StopContextError and ErrPartialTranscript", sessionTurns, res.Stop, err)
+		}
+		if n := len(model.Requests()); n != 0 {
+			t.Errorf("%d requests sent, want 0", n)
+		}
 	}
 }

@@ -49,15 +49,15 @@ func (s *SQLite) loadRecent(ctx context.Context, session string, recent int) (ag
 	return agentkit.History{
 		Messages:   msgs,
 		Omitted:    int(g.from - g.first - 1),
-		CallIDUsed: func(id string) bool { return s.callIDUsed(session, id) },
+		CallIDUsed: func(ctx context.Context, id string) bool { return s.callIDUsed(ctx, session, id) },
 	}, nil
 }
 
 // callIDUsed reports whether a tool call of the session uses id. When the database cannot
 // tell, it answers true: the run then renames its call, which is always safe.
-func (s *SQLite) callIDUsed(session, id string) bool {
+func (s *SQLite) callIDUsed(ctx context.Context, session, id string) bool {
 	var one int
-	err := s.db.QueryRow("SELECT 1 FROM call_ids WHERE session = ? AND id = ?", session, id).Scan(&one)
+	err := s.db.QueryRowContext(ctx, "SELECT 1 FROM call_ids WHERE session = ? AND id = ?", session, id).Scan(&one)
 	return !errors.Is(err, sql.ErrNoRows)
 }
 

@@ -61,7 +61,7 @@ func checkSameLoads(t *testing.T, got agentkit.Memory, session string, msgs []op
 		}
 		if h.Omitted > 0 {
 			for _, id := range ids {
-				if g, w := h.CallIDUsed(id), want.CallIDUsed(id); g != w {
+				if g, w := h.CallIDUsed(context.Background(), id), want.CallIDUsed(context.Background(), id); g != w {
 					t.Errorf("RecentTurns %d: CallIDUsed(%q) = %v, want %v", recent, id, g, w)
 				}
 			}

@@ -35,8 +35,9 @@ type WindowOptions struct {
 // does not fit with the system prompt and the first user message, Apply fails with an error
 // wrapping [ErrBudgetTooSmall].
 //
-// Dropped turns are only left out of the request: the transcript and the store keep them,
-// and [RecallTool] lets the model search them. Window panics if Budget or MaxTurns is
+// Dropped turns are only left out of the request: the store keeps them (and the transcript,
+// unless agentkit.Options.SessionTurns left them out of the load), and [RecallTool] lets
+// the model search them. Window panics if Budget or MaxTurns is
 // negative, or both are zero.
 func Window(opts WindowOptions) agentkit.ContextStrategy {
 	if opts.Budget < 0 || opts.MaxTurns < 0 || opts.Budget == 0 && opts.MaxTurns == 0 {

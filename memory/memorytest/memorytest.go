@@ -265,9 +265,11 @@ func testConcurrentSessions(t *testing.T, m agentkit.Memory) {
 					errs <- err
 					return
 				}
-				if _, err := m.Load(context.Background(), id, agentkit.LoadOptions{}); err != nil {
-					errs <- err
-					return
+				for _, opts := range []agentkit.LoadOptions{{}, {RecentTurns: 1}} {
+					if _, err := m.Load(context.Background(), id, opts); err != nil {
+						errs <- err
+						return
+					}
 				}
 			}
 		})
@@ -300,8 +302,15 @@ func testConcurrentOneSession(t *testing.T, m agentkit.Memory) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range steps {
-				if err := m.Append(context.Background(), "s", Step(fmt.Sprintf("call_%d_%d", w, i), 3)); err != nil {
+				turn := append([]openai.ChatCompletionMessage{User(fmt.Sprintf("q%d_%d", w, i))}, Step(fmt.Sprintf("call_%d_%d", w, i), 3)...)
+				if err := m.Append(context.Background(), "s", turn); err != nil {
 					errs <- err
+				}
+				// Partial loads while the session grows, as runs of it with SessionTurns do.
+				if h, err := m.Load(context.Background(), "s", agentkit.LoadOptions{RecentTurns: 1}); err != nil {
+					errs <- err
+				} else if h.Omitted > 0 && h.CallIDUsed != nil { // RecentTurns checks it is set
+					h.CallIDUsed(context.Background(), "call_0_0")
 				}
 			}
 		})
@@ -312,7 +321,7 @@ func testConcurrentOneSession(t *testing.T, m agentkit.Memory) {
 		t.Fatalf("concurrent appends: %v", err)
 	}
 	got := load(t, m, "s")
-	if want := 1 + writers*steps*4; len(got) != want {
+	if want := 1 + writers*steps*5; len(got) != want {
 		t.Fatalf("%d messages, want %d", len(got), want)
 	}
 	if err := agentkit.ValidateHistory(got); err != nil {

@@ -47,15 +47,18 @@ func (s *flawed) Load(ctx context.Context, session string, opts agentkit.LoadOpt
 			ids[c.ID] = true
 		}
 	}
-	used := func(id string) bool { return ids[id] }
+	used := func(_ context.Context, id string) bool { return ids[id] }
 	switch s.flaw {
 	case "omits without CallIDUsed":
 		used = nil
 	case "CallIDUsed knows only what it loaded":
-		used = func(string) bool { return false }
+		used = func(context.Context, string) bool { return false }
 	case "omits the first user message":
 		first--
 	case "omits too many turns":
+		if opts.RecentTurns == 1 {
+			return agentkit.History{Messages: msgs}, nil
+		}
 		from = users[len(users)-opts.RecentTurns+1]
 	case "cuts inside a turn":
 		from++

@@ -84,14 +84,14 @@ func testRecentTurns(t *testing.T, m agentkit.Memory) {
 				if err := m.Append(ctx, "plain", append([]openai.ChatCompletionMessage{User("more")}, step...)); err != nil {
 					t.Errorf("Append while CallIDUsed is used: %v", err)
 				}
-				if !got.CallIDUsed("call_first_0") {
+				if !got.CallIDUsed(context.Background(), "call_first_0") {
 					t.Error("CallIDUsed(call_first_0) = false while the session grows")
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if got.CallIDUsed("call_unknown") {
+	if got.CallIDUsed(context.Background(), "call_unknown") {
 		t.Error("CallIDUsed(call_unknown) = true after the session grew, want false")
 	}
 }
@@ -127,12 +127,12 @@ func checkRecent(t *testing.T, what string, full []openai.ChatCompletionMessage,
 	}
 	for _, msg := range full[first+1 : first+1+got.Omitted] {
 		for _, c := range msg.ToolCalls {
-			if !got.CallIDUsed(c.ID) {
+			if !got.CallIDUsed(context.Background(), c.ID) {
 				t.Errorf("%s: CallIDUsed(%q) = false for a call left out", what, c.ID)
 			}
 		}
 	}
-	if got.CallIDUsed("call_unknown") {
+	if got.CallIDUsed(context.Background(), "call_unknown") {
 		t.Errorf("%s: CallIDUsed(call_unknown) = true, want false", what)
 	}
 	if err := agentkit.ValidateHistory(got.Messages); err != nil {
