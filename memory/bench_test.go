@@ -218,29 +218,19 @@ func BenchmarkAppend(b *testing.B) {
 
 // BenchmarkLoad1000 loads a session of 1000 messages (125 turns with tool calls).
 func BenchmarkLoad1000(b *testing.B) {
-	msgs := syntheticConversation(125, 2)[1:]
-	ctx := context.Background()
-	for _, st := range benchStores(b) {
-		b.Run(st.name, func(b *testing.B) {
-			s := st.open(b)
-			if err := s.Append(ctx, "s", msgs); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				got, err := s.Load(ctx, "s", agentkit.LoadOptions{})
-				if err != nil || len(got.Messages) != 1000 {
-					b.Fatalf("Load: %d messages, %v", len(got.Messages), err)
-				}
-			}
-		})
-	}
+	benchLoad(b, agentkit.LoadOptions{}, 1000)
 }
 
 // BenchmarkLoadRecent20 loads the first user message and the latest 20 turns of a session
 // of 1000 messages (125 turns with tool calls), as RunSession does with SessionTurns 21:
 // what a run of a long session reads when it sends only its latest turns.
 func BenchmarkLoadRecent20(b *testing.B) {
+	benchLoad(b, agentkit.LoadOptions{RecentTurns: 20}, 1+20*8)
+}
+
+// benchLoad loads a session of 1000 messages with opts from every store, checking that each
+// load has want messages.
+func benchLoad(b *testing.B, opts agentkit.LoadOptions, want int) {
 	msgs := syntheticConversation(125, 2)[1:]
 	ctx := context.Background()
 	for _, st := range benchStores(b) {
@@ -251,9 +241,9 @@ func BenchmarkLoadRecent20(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				got, err := s.Load(ctx, "s", agentkit.LoadOptions{RecentTurns: 20})
-				if err != nil || got.Omitted == 0 || len(got.Messages) != 1+20*8 {
-					b.Fatalf("Load: %d messages, %d omitted, %v", len(got.Messages), got.Omitted, err)
+				got, err := s.Load(ctx, "s", opts)
+				if err != nil || len(got.Messages) != want {
+					b.Fatalf("Load: %d messages, %d omitted, %v; want %d messages", len(got.Messages), got.Omitted, err, want)
 				}
 			}
 		})
