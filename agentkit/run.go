@@ -300,7 +300,10 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		if !sameSlice(view, req.Messages) {
 			req.Messages = view
 			// A strategy's view is new: check all of it, arguments included (a strategy
-			// that shortens the arguments of old calls must not send broken JSON).
+			// that shortens the arguments of old calls must not send broken JSON). The
+			// transcript's own watermark, r.validated, stays where it is: what the loop
+			// appended is checked again when the transcript is sent as it is, or when the
+			// run answers.
 			if err := ValidateHistory(req.Messages); err != nil {
 				return openai.ChatCompletionMessage{}, fmt.Errorf("%w: the context strategy's view before model call %d: %w", ErrInvalidHistory, iter, err)
 			}
@@ -308,6 +311,8 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 			// The strategy sends the transcript as it is (it must not modify it): checked
 			// as without a strategy, below.
 			return openai.ChatCompletionMessage{}, fmt.Errorf("%w before model call %d (a bug: please report it): %w", ErrInvalidHistory, iter, err)
+		} else {
+			r.validated = len(r.res.Messages)
 		}
 	} else if err := validateHistory(req.Messages[r.validated:], false); err != nil {
 		// The transcript up to r.validated passed when it was sent (the input history was
@@ -316,8 +321,9 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		// on its own: its ids are unique in the whole transcript by construction (normalize)
 		// and its arguments normalized, so nothing else can have broken.
 		return openai.ChatCompletionMessage{}, fmt.Errorf("%w before model call %d (a bug: please report it): %w", ErrInvalidHistory, iter, err)
+	} else {
+		r.validated = len(r.res.Messages) // an index into the transcript
 	}
-	r.validated = len(r.res.Messages) // an index into the transcript, whatever the view sent
 	if r.observed() {
 		q := req // a copy: taking req's address would move it to the heap on every request
 		r.emit(ctx, Event{Kind: EventModelRequest, Iteration: iter, Request: &q})
