@@ -129,6 +129,51 @@ func BenchmarkRatioConversation(b *testing.B) {
 	}
 }
 
+// BenchmarkRatioConversationWindowed is BenchmarkRatioConversation for the ways that send a
+// window of the latest turns, against the hand-written loop that sends the same window from
+// one slice ("x-handwritten-window"): the floor of history management.
+func BenchmarkRatioConversationWindowed(b *testing.B) {
+	c := script.NewConversation(script.ConversationTurns)
+	floor := handWrittenConversation("window").New(c)
+	for _, fw := range Frameworks()[1:] {
+		for _, conv := range fw.Conversations {
+			if !conv.Windowed {
+				continue
+			}
+			b.Run(fw.Name+"-"+conv.Name, func(b *testing.B) {
+				run := conv.New(c)
+				ctx := context.Background()
+				var theirs, hand time.Duration
+				b.ReportAllocs()
+				for b.Loop() {
+					start := time.Now()
+					err := run(ctx)
+					mid := time.Now()
+					herr := floor(ctx)
+					end := time.Now()
+					if err != nil || herr != nil {
+						b.Fatalf("run: %v; hand-written: %v", err, herr)
+					}
+					theirs += mid.Sub(start)
+					hand += end.Sub(mid)
+				}
+				b.ReportMetric(float64(theirs)/float64(hand), "x-handwritten-window")
+			})
+		}
+	}
+}
+
+// handWrittenConversation returns the hand-written loop's way of running workload 4 named
+// name.
+func handWrittenConversation(name string) Conversation {
+	for _, c := range HandWritten().Conversations {
+		if c.Name == name {
+			return c
+		}
+	}
+	panic("bench: no hand-written conversation " + name)
+}
+
 func benchRun(b *testing.B, run Run, input string) {
 	ctx := context.Background()
 	b.ReportAllocs()

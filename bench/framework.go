@@ -27,6 +27,10 @@ type Conversation struct {
 	Note string
 	// New returns a function running the whole conversation on fresh state (store, counters).
 	New func(c *script.Conversation) func(ctx context.Context) error
+	// Windowed is set when the model is sent a window of the latest turns rather than
+	// everything: BenchmarkRatioConversationWindowed compares these with the hand-written
+	// loop that sends the same window.
+	Windowed bool
 }
 
 // MaxIterations bounds the model calls of one run in every framework: the chain needs 21.

@@ -48,8 +48,17 @@ var errHandLimit = errors.New("handwritten: 已达到最大迭代次数")
 
 // turn runs one user message on msgs (which already ends with it) and returns the history.
 func (h *handLoop) turn(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, string, error) {
+	return h.turnView(ctx, msgs, nil)
+}
+
+// turnView is turn sending view(msgs) instead of msgs when view is not nil.
+func (h *handLoop) turnView(ctx context.Context, msgs []openai.ChatCompletionMessage, view func([]openai.ChatCompletionMessage) []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, string, error) {
 	for range MaxIterations {
-		resp, err := h.model.CreateChatCompletion(ctx, openai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: msgs, Tools: h.defs})
+		sent := msgs
+		if view != nil {
+			sent = view(msgs)
+		}
+		resp, err := h.model.CreateChatCompletion(ctx, openai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: sent, Tools: h.defs})
 		if err != nil {
 			return msgs, "", err
 		}
@@ -100,6 +109,34 @@ func HandWritten() Framework {
 					for _, in := range c.Inputs {
 						var err error
 						msgs, _, err = h.turn(ctx, append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in}))
+						if err != nil {
+							return err
+						}
+					}
+					return nil
+				}
+			},
+		}, {
+			Name:     "window",
+			Note:     fmt.Sprintf("one slice kept across turns; each request sends the system prompt, the first user message and the latest %d turns, built into one reused buffer (no store, no checks)", WindowTurns),
+			Windowed: true,
+			New: func(c *script.Conversation) func(ctx context.Context) error {
+				h := newHandLoop(c.Script)
+				return func(ctx context.Context) error {
+					msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: script.Instructions}}
+					var turns []int // where each turn begins in msgs
+					var buf []openai.ChatCompletionMessage
+					view := func(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+						if len(turns) <= WindowTurns {
+							return msgs
+						}
+						buf = append(append(buf[:0], msgs[:turns[0]+1]...), msgs[turns[len(turns)-WindowTurns]:]...)
+						return buf
+					}
+					for _, in := range c.Inputs {
+						turns = append(turns, len(msgs))
+						var err error
+						msgs, _, err = h.turnView(ctx, append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in}), view)
 						if err != nil {
 							return err
 						}

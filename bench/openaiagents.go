@@ -148,8 +148,9 @@ func OpenAIAgents() Framework {
 			}
 		},
 		Conversations: []Conversation{{
-			Name: "session+limit",
-			Note: fmt.Sprintf("RunConfig.Session (its memory.Session interface, implemented in memory here: the SDK ships only SQLite and Postgres sessions) with LimitMemory = %d items (%d turns)", 4*WindowTurns, WindowTurns),
+			Name:     "session+limit",
+			Windowed: true,
+			Note:     fmt.Sprintf("RunConfig.Session (its memory.Session interface, implemented in memory here: the SDK ships only SQLite and Postgres sessions) with LimitMemory = %d items (%d turns)", 4*WindowTurns, WindowTurns),
 			New: func(c *script.Conversation) func(ctx context.Context) error {
 				a := newAgentsAgent(c.Script)
 				return func(ctx context.Context) error {

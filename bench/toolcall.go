@@ -74,24 +74,50 @@ func Toolcall() Framework {
 		},
 		Conversations: []Conversation{
 			{
-				Name: "session+window",
-				Note: fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(budget %d tokens, tiktoken o200k counter, new per conversation), Options.SessionTurns %d (twice the turns the budget holds)", WindowBudget, 2*WindowTurns),
-				New:  toolcallSession(func() *memory.Counter { return memory.NewCounter("gpt-4o-mini") }),
+				Name:     "session+window",
+				Windowed: true,
+				Note:     fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(budget %d tokens, tiktoken o200k counter, new per conversation), Options.SessionTurns %d (twice the turns the budget holds)", WindowBudget, 2*WindowTurns),
+				New:      toolcallSession(func() *memory.Counter { return memory.NewCounter("gpt-4o-mini") }),
 			},
 			{
-				Name: "session+turns",
-				Note: fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(MaxTurns %d), Options.SessionTurns %[1]d: the store loads the first user message and the latest turns, the window keeps them by count, no token budget, as openai-agents-go's session with LimitMemory", WindowTurns),
-				New:  toolcallSessionWith(memory.WindowOptions{MaxTurns: WindowTurns}, WindowTurns),
+				Name:     "session+turns",
+				Windowed: true,
+				Note:     fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(MaxTurns %d), Options.SessionTurns %[1]d: the store loads the first user message and the latest turns, the window keeps them by count, no token budget, as openai-agents-go's session with LimitMemory", WindowTurns),
+				New:      toolcallSessionWith(memory.WindowOptions{MaxTurns: WindowTurns}, WindowTurns),
 			},
 			{
-				Name: "session+turns-whole",
-				Note: "as session+turns without Options.SessionTurns: every run loads and checks the whole session",
-				New:  toolcallSessionWith(memory.WindowOptions{MaxTurns: WindowTurns}, 0),
+				Name:     "session+turns-whole",
+				Windowed: true,
+				Note:     "as session+turns without Options.SessionTurns: every run loads and checks the whole session",
+				New:      toolcallSessionWith(memory.WindowOptions{MaxTurns: WindowTurns}, 0),
 			},
 			{
-				Name: "session+window-bytes4",
-				Note: "as session+window, with the zero memory.Counter (one token per 4 bytes, no tokenizer): the cost of the window without tiktoken",
-				New:  toolcallSession(func() *memory.Counter { return &memory.Counter{} }),
+				Name:     "session+window-bytes4",
+				Windowed: true,
+				Note:     "as session+window, with the zero memory.Counter (one token per 4 bytes, no tokenizer): the cost of the window without tiktoken",
+				New:      toolcallSession(func() *memory.Counter { return &memory.Counter{} }),
+			},
+			{
+				Name:     "conversation+turns",
+				Note:     fmt.Sprintf("Agent.NewConversation with Options.Context = memory.Window(MaxTurns %d): the transcript kept in process, the latest turns sent", WindowTurns),
+				Windowed: true,
+				New: func(c *script.Conversation) func(ctx context.Context) error {
+					o := toolcallOptions(c.Script)
+					o.Context = memory.Window(memory.WindowOptions{MaxTurns: WindowTurns})
+					a := agentkit.New(newOpenAIModel(c.Script), o)
+					return func(ctx context.Context) error {
+						conv, err := a.NewConversation()
+						if err != nil {
+							return err
+						}
+						for _, in := range c.Inputs {
+							if _, err := conv.Run(ctx, in); err != nil {
+								return err
+							}
+						}
+						return nil
+					}
+				},
 			},
 			{
 				Name: "conversation",

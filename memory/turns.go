@@ -28,7 +28,7 @@ func newLayout(msgs []openai.ChatCompletionMessage) layout {
 		if msgs[i].Role != openai.ChatMessageRoleUser {
 			continue
 		}
-		if i == len(msgs)-1 && i > 0 && msgs[i].Content == agentkit.BudgetExhaustedPrompt {
+		if isTrailingBudgetPrompt(msgs, i) {
 			// The tool-free last request of a run out of iterations: the prompt belongs to
 			// the turn it ends, which must be sent whole for the model to answer it.
 			continue
@@ -41,6 +41,12 @@ func newLayout(msgs []openai.ChatCompletionMessage) layout {
 		l.units = append(l.units, i)
 	}
 	return l
+}
+
+// isTrailingBudgetPrompt reports whether the user message msgs[i] is the
+// agentkit.BudgetExhaustedPrompt that ends the transcript, which belongs to the turn it ends.
+func isTrailingBudgetPrompt(msgs []openai.ChatCompletionMessage, i int) bool {
+	return i == len(msgs)-1 && i > 0 && msgs[i].Content == agentkit.BudgetExhaustedPrompt
 }
 
 // start returns the index of the first message of unit u; len(msgs) for u == len(units).
