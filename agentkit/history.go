@@ -1,12 +1,13 @@
 package agentkit
 
 import (
-	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/tool"
 )
 
 // The contents RepairHistory gives the tool messages it writes.
@@ -262,7 +263,7 @@ func (v *validator) calls(msgs []openai.ChatCompletionMessage, i int, ids *idSet
 		}
 		if call.Function.Arguments == "" {
 			v.add(i, call.ID, `tool call arguments are empty; some providers reject them (want a JSON object such as "{}")`)
-		} else if v.checkArgs && !validArguments(call.Function.Arguments) {
+		} else if v.checkArgs && !tool.IsJSONObject(call.Function.Arguments) {
 			v.add(i, call.ID, "tool call arguments are not a JSON object; providers such as Qwen reject replaying them")
 		}
 	}
@@ -354,17 +355,6 @@ func callIndex(calls []openai.ToolCall, id string) int {
 		}
 	}
 	return -1
-}
-
-// validArguments reports whether s is a JSON object, as tool call arguments must be.
-func validArguments(s string) bool {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	// []byte(s) does not copy: the compiler sees that json.Valid neither keeps nor
-	// modifies it.
-	return i < len(s) && s[i] == '{' && json.Valid([]byte(s[i:]))
 }
 
 // emptyPart returns the index of the first part without its text or image URL, or -1.

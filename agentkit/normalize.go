@@ -54,7 +54,7 @@ func (r *run) normalize(ctx context.Context, m openai.ChatCompletionMessage, ite
 			// Providers reject a replayed call without a name; the result tells the model.
 			c.Function.Name = MissingToolName
 		}
-		if !validArguments(c.Function.Arguments) { // a JSON object, as ValidateHistory wants
+		if !tool.IsJSONObject(c.Function.Arguments) { // a JSON object, as ValidateHistory wants
 			if obj, _, err := tool.DecodeArguments(c.Function.Arguments, 0); err == nil {
 				c.Function.Arguments = string(obj)
 			} else {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/tool"
 )
 
 // RepairHistory returns a copy of msgs that passes [ValidateHistory], and one line per
@@ -168,7 +170,7 @@ func (r *repairer) turn(i int, a openai.ChatCompletionMessage, block []openai.Ch
 			r.fix(i, call.ID, `set the empty arguments of tool call %d to "{}"`, c)
 			call.Function.Arguments = "{}"
 			changed = true
-		} else if !validArguments(call.Function.Arguments) {
+		} else if !tool.IsJSONObject(call.Function.Arguments) {
 			r.fix(i, call.ID, `replaced the arguments of tool call %d, which were not a JSON object (%d bytes), with "{}"`, c, len(call.Function.Arguments))
 			call.Function.Arguments = "{}"
 			changed = true

@@ -150,3 +150,88 @@ func (s *scanner) number() (plain, ok bool) {
 func (s *scanner) skip() bool {
 	return anyValue.check(s) == fastOK
 }
+
+// maxSyntaxDepth bounds the nesting validValue follows; deeper values are left to
+// encoding/json.
+const maxSyntaxDepth = 200
+
+// validValue moves past one value of any kind and reports whether its syntax is valid JSON.
+// It is stricter than encoding/json, never looser: a string must be valid UTF-8, and the
+// nesting at most maxSyntaxDepth deep. Where it answers false, json.Valid decides.
+func (s *scanner) validValue() bool {
+	s.ws()
+	if s.pos >= len(s.data) {
+		return false
+	}
+	switch s.data[s.pos] {
+	case '{':
+		return s.validContainer('}', true)
+	case '[':
+		return s.validContainer(']', false)
+	case '"':
+		_, _, ok := s.string()
+		return ok
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	}
+	_, ok := s.number()
+	return ok
+}
+
+// validContainer checks an object (keyed) or an array from its opening byte to close.
+func (s *scanner) validContainer(close byte, keyed bool) bool {
+	if s.depth >= maxSyntaxDepth {
+		return false
+	}
+	s.depth++
+	s.pos++
+	s.ws()
+	if s.pos < len(s.data) && s.data[s.pos] == close {
+		s.pos++
+		s.depth--
+		return true
+	}
+	for {
+		if keyed {
+			s.ws()
+			if _, _, ok := s.string(); !ok {
+				return false
+			}
+			s.ws()
+			if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+				return false
+			}
+			s.pos++
+		}
+		if !s.validValue() {
+			return false
+		}
+		s.ws()
+		if s.pos >= len(s.data) {
+			return false
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+		case close:
+			s.pos++
+			s.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// literal moves past lit if the data continues with it.
+func (s *scanner) literal(lit string) bool {
+	if len(s.data)-s.pos < len(lit) || string(s.data[s.pos:s.pos+len(lit)]) != lit {
+		return false
+	}
+	s.pos += len(lit)
+	return true
+}
