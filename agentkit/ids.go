@@ -11,7 +11,9 @@ import (
 func (r *run) addID(id string) { r.ids.add(id) }
 
 // maxOmittedProbes bounds the questions uniqueID asks History.CallIDUsed for one call: a
-// broken Memory answering true to every id must not hang the run.
+// Memory answering true to every id (broken, or unable to tell for a while) must not hang
+// the run. Past it, the call's remaining candidates are checked against what the run
+// sees; the next call asks again.
 const maxOmittedProbes = 8
 
 // uniqueID returns the id that call i of the model message about to be appended gets in the
@@ -22,13 +24,10 @@ const maxOmittedProbes = 8
 // and is the same whether a session was loaded whole or in part. A suffix "_<n>" resolves
 // what collides still.
 func (r *run) uniqueID(ctx context.Context, id string, i int) string {
-	if id == "" || r.ids.has(ctx, id) {
+	if id == "" || r.ids.has(ctx, id, true) {
 		base := "call_" + strconv.Itoa(r.res.Omitted+len(r.res.Messages)) + "_" + strconv.Itoa(i)
 		id = base
-		for n := 1; r.ids.has(ctx, id); n++ {
-			if n == maxOmittedProbes {
-				r.ids.omitted = nil // unique in what the run sees, at least
-			}
+		for n := 1; r.ids.has(ctx, id, n < maxOmittedProbes); n++ {
 			id = base + "_" + strconv.Itoa(n)
 		}
 	}
@@ -65,11 +64,13 @@ func (s *callIDs) add(id string) {
 	s.set[id] = struct{}{}
 }
 
-func (s *callIDs) has(ctx context.Context, id string) bool {
+// has reports whether a call of the transcript uses id; with askOmitted, also one of the
+// messages a Memory left out of it.
+func (s *callIDs) has(ctx context.Context, id string, askOmitted bool) bool {
 	if s.hist != nil && s.hist.has(id) {
 		return true
 	}
-	if s.omitted != nil && s.omitted(ctx, id) {
+	if askOmitted && s.omitted != nil && s.omitted(ctx, id) {
 		return true
 	}
 	if s.set != nil {

@@ -142,9 +142,6 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 	if a.opts.Instructions != "" && !hasSystemPrompt(hist) {
 		hist = slices.Insert(hist, 0, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.opts.Instructions})
 	}
-	if loaded.Omitted > 0 {
-		ctx = context.WithValue(ctx, omittedKey{}, loaded.Omitted)
-	}
 	r := a.runOn(append(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input}))
 	r.session, r.sessioned = session, true
 	r.persisted = r.res.New - 1 // the input message is new too
@@ -192,10 +189,10 @@ type sessionKey struct{}
 
 type omittedKey struct{}
 
-// OmittedFromContext returns the number of the session's messages that the Memory of the
-// RunSession whose context ctx is, or derives from, left out of the run's transcript (see
-// Options.SessionTurns and History); 0 when it loaded the whole session, and outside
-// RunSession. Context strategies read it (see ContextStrategy).
+// OmittedFromContext returns, in the context a ContextStrategy's Apply is given, the number
+// of the session's messages that the run's Memory left out of its transcript (see
+// Options.SessionTurns and History); 0 when the run loaded its whole session or is not a
+// RunSession, and in every other context (a tool's, a middleware's).
 func OmittedFromContext(ctx context.Context) int {
 	n, _ := ctx.Value(omittedKey{}).(int)
 	return n

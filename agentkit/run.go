@@ -280,9 +280,15 @@ func (r *run) request(final bool) openai.ChatCompletionRequest {
 	return req
 }
 
-// sameSlice reports whether a and b are the same messages of the same array.
-func sameSlice(a, b []openai.ChatCompletionMessage) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+// strategyContext returns the context a ContextStrategy's Apply gets: ctx, saying how many
+// messages of the session the run's Memory left out (OmittedFromContext). Only Apply gets
+// the value, so a run started from a tool of this one (its context derives from ctx) never
+// reads this run's count; and a count inherited from elsewhere is reset.
+func (r *run) strategyContext(ctx context.Context) context.Context {
+	if r.res.Omitted > 0 || OmittedFromContext(ctx) != 0 {
+		return context.WithValue(ctx, omittedKey{}, r.res.Omitted)
+	}
+	return ctx
 }
 
 // step makes one model call and appends the reply to the transcript.
@@ -293,26 +299,18 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 	req := r.request(final)
 	r.final = final
 	if cs := r.a.opts.Context; cs != nil {
-		view, err := cs.Apply(ctx, r.session, req.Messages)
+		view, err := cs.Apply(r.strategyContext(ctx), r.session, req.Messages)
 		if err != nil {
 			return openai.ChatCompletionMessage{}, &contextError{fmt.Errorf("agentkit: context strategy before model call %d: %w", iter, err)}
 		}
-		if !sameSlice(view, req.Messages) {
-			req.Messages = view
-			// A strategy's view is new: check all of it, arguments included (a strategy
-			// that shortens the arguments of old calls must not send broken JSON). The
-			// transcript's own watermark, r.validated, stays where it is: what the loop
-			// appended is checked again when the transcript is sent as it is, or when the
-			// run answers.
-			if err := ValidateHistory(req.Messages); err != nil {
-				return openai.ChatCompletionMessage{}, fmt.Errorf("%w: the context strategy's view before model call %d: %w", ErrInvalidHistory, iter, err)
-			}
-		} else if err := validateHistory(req.Messages[r.validated:], false); err != nil {
-			// The strategy sends the transcript as it is (it must not modify it): checked
-			// as without a strategy, below.
-			return openai.ChatCompletionMessage{}, fmt.Errorf("%w before model call %d (a bug: please report it): %w", ErrInvalidHistory, iter, err)
-		} else {
-			r.validated = len(r.res.Messages)
+		req.Messages = view
+		// A strategy's view is checked whole, arguments included, also when it is the
+		// transcript itself: a strategy that shortens the arguments of old calls, or
+		// edits msgs in place against its contract, must not send broken JSON. The
+		// transcript's own watermark, r.validated, stays where it is: what the loop
+		// appended is checked on its own when the run answers.
+		if err := ValidateHistory(req.Messages); err != nil {
+			return openai.ChatCompletionMessage{}, fmt.Errorf("%w: the context strategy's view before model call %d: %w", ErrInvalidHistory, iter, err)
 		}
 	} else if err := validateHistory(req.Messages[r.validated:], false); err != nil {
 		// The transcript up to r.validated passed when it was sent (the input history was

@@ -38,6 +38,16 @@ CREATE TABLE IF NOT EXISTS call_ids ( -- the tool call ids of a session's messag
 	id      TEXT    NOT NULL,
 	PRIMARY KEY (session, id)
 ) WITHOUT ROWID;
+-- turns and call_ids are kept by SQLite itself, so that rows inserted by any writer (an
+-- older version of this package sharing the file, too) are indexed.
+CREATE TRIGGER IF NOT EXISTS messages_index AFTER INSERT ON messages WHEN json_valid(NEW.message)
+BEGIN
+	INSERT OR IGNORE INTO turns (session, seq)
+		SELECT NEW.session, NEW.seq WHERE json_extract(NEW.message, '$.role') = 'user';
+	INSERT OR IGNORE INTO call_ids (session, id)
+		SELECT NEW.session, json_extract(value, '$.id') FROM json_each(NEW.message, '$.tool_calls')
+		WHERE json_type(value, '$.id') = 'text';
+END;
 CREATE TABLE IF NOT EXISTS summaries (
 	session     TEXT    NOT NULL PRIMARY KEY,
 	folded      INTEGER NOT NULL,
@@ -168,7 +178,7 @@ func (s *SQLite) migrate() error {
 		return fmt.Errorf("memory: opening %s: creating the schema: %w", s.path, err)
 	}
 	if v == 1 {
-		if err := indexMessages(ctx, tx); err != nil {
+		if _, err := tx.ExecContext(ctx, indexVersion1); err != nil {
 			return fmt.Errorf("memory: opening %s: upgrading the schema from version 1: %w", s.path, err)
 		}
 	}
@@ -231,7 +241,10 @@ func (s *SQLite) load(ctx context.Context, session string, dst []openai.ChatComp
 	if g == noGap {
 		rows, err = s.db.QueryContext(ctx, "SELECT seq, message FROM messages WHERE session = ? ORDER BY seq", session)
 	} else {
-		rows, err = s.db.QueryContext(ctx, "SELECT seq, message FROM messages WHERE session = ? AND (seq <= ? OR seq >= ?) ORDER BY seq", session, g.first, g.from)
+		// Two ranges of the primary key, so that only the rows kept are read: SQLite would
+		// walk the whole session for one OR of the two.
+		rows, err = s.db.QueryContext(ctx, `SELECT seq, message FROM messages WHERE session = ?1 AND seq <= ?2
+			UNION ALL SELECT seq, message FROM messages WHERE session = ?1 AND seq >= ?3 ORDER BY seq`, session, g.first, g.from)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
@@ -309,7 +322,7 @@ func (s *SQLite) Append(ctx context.Context, session string, msgs []openai.ChatC
 				return err
 			}
 		}
-		return indexAppended(ctx, tx, session, next, msgs)
+		return nil // the trigger messages_index keeps turns and call_ids
 	})
 	if err != nil {
 		return fmt.Errorf("memory: appending to session %q: %w", session, err)

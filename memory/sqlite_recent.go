@@ -12,8 +12,8 @@ import (
 )
 
 // Partial loads of a SQLite session (agentkit.LoadOptions.RecentTurns). Two tables index
-// the messages as they are appended: turns holds the sequence numbers of the user
-// messages, call_ids the tool call ids. A partial load finds where the latest turns begin
+// the messages as they are inserted (the trigger messages_index): turns holds the sequence
+// numbers of the user messages, call_ids the tool call ids. A partial load finds where the latest turns begin
 // in turns and reads only the messages it keeps; CallIDUsed asks call_ids.
 
 // loadRecent loads the session's messages up to its first user message and its latest
@@ -61,65 +61,15 @@ func (s *SQLite) callIDUsed(ctx context.Context, session, id string) bool {
 	return !errors.Is(err, sql.ErrNoRows)
 }
 
-// indexAppended adds the user messages and the tool call ids of msgs, appended to the
-// session from sequence number next, to turns and call_ids.
-func indexAppended(ctx context.Context, tx *sql.Tx, session string, next int64, msgs []openai.ChatCompletionMessage) error {
-	for i := range msgs {
-		if err := indexMessage(ctx, tx, session, next+int64(i), &msgs[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func indexMessage(ctx context.Context, tx *sql.Tx, session string, seq int64, m *openai.ChatCompletionMessage) error {
-	if m.Role == openai.ChatMessageRoleUser {
-		if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO turns (session, seq) VALUES (?, ?)", session, seq); err != nil {
-			return err
-		}
-	}
-	for _, c := range m.ToolCalls {
-		if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO call_ids (session, id) VALUES (?, ?)", session, c.ID); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// indexMessages fills turns and call_ids from the messages of a database of schema version
-// 1. A row that cannot be decoded is left out of them: loading it whole reports it.
-func indexMessages(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, "SELECT session, seq, message FROM messages ORDER BY session, seq")
-	if err != nil {
-		return err
-	}
-	type row struct {
-		session string
-		seq     int64
-		m       openai.ChatCompletionMessage
-	}
-	var all []row
-	for rows.Next() {
-		var r row
-		var raw []byte
-		if err := rows.Scan(&r.session, &r.seq, &raw); err != nil {
-			continue
-		}
-		if r.m, err = decodeMessage(raw); err != nil {
-			continue
-		}
-		if r.m.Role == openai.ChatMessageRoleUser || len(r.m.ToolCalls) > 0 {
-			all = append(all, r)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for i := range all {
-		if err := indexMessage(ctx, tx, all[i].session, all[i].seq, &all[i].m); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// indexVersion1 fills turns and call_ids from the messages of a database of schema version
+// 1, as the trigger messages_index does for each new row. A row that is not JSON is left
+// out of them: loading it whole reports it.
+const indexVersion1 = `
+INSERT OR IGNORE INTO turns (session, seq)
+	SELECT session, seq FROM messages
+	WHERE json_valid(message) AND json_extract(message, '$.role') = 'user';
+WITH valid AS MATERIALIZED (SELECT session, message FROM messages WHERE json_valid(message))
+INSERT OR IGNORE INTO call_ids (session, id)
+	SELECT valid.session, json_extract(call.value, '$.id') FROM valid, json_each(valid.message, '$.tool_calls') AS call
+	WHERE json_type(call.value, '$.id') = 'text';
+`
