@@ -17,4 +17,10 @@
 // agentkit.SessionLocker, that a held session is never granted twice. A loaded slice is the
 // caller's to change as RunSession does: insert at its front, append to it, change any
 // message.
+//
+// A store may ignore agentkit.LoadOptions.RecentTurns and load whole sessions. When it
+// leaves messages out, Run checks that it loads the session's beginning up to the first user
+// message and at least the latest RecentTurns turns, cut between turns; that Omitted counts
+// the rest; that CallIDUsed knows the call ids left out, also while the session grows; and
+// that partial loads are safe from concurrent goroutines.
 package memorytest
