@@ -131,7 +131,7 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 	}
 	loaded, err := mem.Load(ctx, session, opts)
 	if err == nil {
-		err = checkLoaded(&loaded)
+		err = checkLoaded(&loaded, opts)
 	}
 	if err != nil {
 		return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
@@ -150,13 +150,15 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 	return r.start(ctx)
 }
 
-// checkLoaded refuses a History that breaks the contract of Memory.Load.
-func checkLoaded(h *History) error {
+// checkLoaded refuses a History that breaks the contract of Memory.Load for opts.
+func checkLoaded(h *History, opts LoadOptions) error {
 	switch {
 	case h.Omitted < 0:
 		return fmt.Errorf("the Memory's History has Omitted %d, below zero", h.Omitted)
 	case h.Omitted == 0:
 		h.CallIDUsed = nil // nothing left out: the run sees every id
+	case opts.RecentTurns <= 0:
+		return fmt.Errorf("the Memory left out %d messages of a session asked for whole (Options.SessionTurns is not set)", h.Omitted)
 	case h.CallIDUsed == nil:
 		return fmt.Errorf("the Memory left out %d messages and gave no CallIDUsed, which new tool call ids need to stay unique", h.Omitted)
 	}

@@ -126,21 +126,25 @@ func testSessionTurnsLikeWhole(t *testing.T, newStore func(t *testing.T) agentki
 	}
 }
 
-// A Memory that leaves messages out without CallIDUsed, or says it left out a negative
-// number, breaks the contract: RunSession refuses the load with StopMemoryError and sends
-// nothing.
+// A Memory that leaves messages out without CallIDUsed, or without being asked, or says it
+// left out a negative number, breaks the contract: RunSession refuses the load with
+// StopMemoryError and sends nothing.
 func TestSessionTurnsRefusesABrokenHistory(t *testing.T) {
+	task := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "task"}}
+	used := func(context.Context, string) bool { return false }
 	tests := []struct {
-		name string
-		h    agentkit.History
+		name         string
+		h            agentkit.History
+		sessionTurns int
 	}{
-		{"no CallIDUsed", agentkit.History{Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "task"}}, Omitted: 3}},
-		{"negative Omitted", agentkit.History{Omitted: -1, CallIDUsed: func(context.Context, string) bool { return false }}},
+		{"no CallIDUsed", agentkit.History{Messages: task, Omitted: 3}, 2},
+		{"negative Omitted", agentkit.History{Omitted: -1, CallIDUsed: used}, 2},
+		{"left out unasked", agentkit.History{Messages: task, Omitted: 3, CallIDUsed: used}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			model := agentkittest.New(t)
-			agent := agentkit.New(model, &agentkit.Options{Memory: fixedMemory{tt.h}, SessionTurns: 2})
+			agent := agentkit.New(model, &agentkit.Options{Memory: fixedMemory{tt.h}, SessionTurns: tt.sessionTurns})
 			res, err := agent.RunSession(context.Background(), "s", "hi")
 			if err == nil || res.Stop != agentkit.StopMemoryError {
 				t.Fatalf("RunSession = %v, %v; want StopMemoryError and an error", res.Stop, err)
