@@ -46,17 +46,28 @@ func newHandLoop(s *script.Script) *handLoop {
 
 var errHandLimit = errors.New("handwritten: 已达到最大迭代次数")
 
-// turn runs one user message on msgs (which already ends with it) and returns the history.
-func (h *handLoop) turn(ctx context.Context, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, string, error) {
-	return h.turnView(ctx, msgs, nil)
+// handWindow is the hand-written window: the system prompt, the first user message and the
+// latest WindowTurns turns, built into one reused buffer.
+type handWindow struct {
+	turns []int // where each turn begins in the history
+	buf   []openai.ChatCompletionMessage
 }
 
-// turnView is turn sending view(msgs) instead of msgs when view is not nil.
-func (h *handLoop) turnView(ctx context.Context, msgs []openai.ChatCompletionMessage, view func([]openai.ChatCompletionMessage) []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, string, error) {
+func (w *handWindow) view(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	if len(w.turns) <= WindowTurns {
+		return msgs
+	}
+	w.buf = append(append(w.buf[:0], msgs[:w.turns[0]+1]...), msgs[w.turns[len(w.turns)-WindowTurns]:]...)
+	return w.buf
+}
+
+// turn runs one user message on msgs (which already ends with it) and returns the history.
+// With w, each request sends w's window of msgs instead of all of them.
+func (h *handLoop) turn(ctx context.Context, msgs []openai.ChatCompletionMessage, w *handWindow) ([]openai.ChatCompletionMessage, string, error) {
 	for range MaxIterations {
 		sent := msgs
-		if view != nil {
-			sent = view(msgs)
+		if w != nil {
+			sent = w.view(msgs)
 		}
 		resp, err := h.model.CreateChatCompletion(ctx, openai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: sent, Tools: h.defs})
 		if err != nil {
@@ -95,7 +106,7 @@ func HandWritten() Framework {
 					{Role: openai.ChatMessageRoleSystem, Content: script.Instructions},
 					{Role: openai.ChatMessageRoleUser, Content: input},
 				}
-				_, out, err := h.turn(ctx, msgs)
+				_, out, err := h.turn(ctx, msgs, nil)
 				return out, err
 			}
 		},
@@ -108,7 +119,7 @@ func HandWritten() Framework {
 					msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: script.Instructions}}
 					for _, in := range c.Inputs {
 						var err error
-						msgs, _, err = h.turn(ctx, append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in}))
+						msgs, _, err = h.turn(ctx, append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in}), nil)
 						if err != nil {
 							return err
 						}
@@ -124,19 +135,11 @@ func HandWritten() Framework {
 				h := newHandLoop(c.Script)
 				return func(ctx context.Context) error {
 					msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: script.Instructions}}
-					var turns []int // where each turn begins in msgs
-					var buf []openai.ChatCompletionMessage
-					view := func(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
-						if len(turns) <= WindowTurns {
-							return msgs
-						}
-						buf = append(append(buf[:0], msgs[:turns[0]+1]...), msgs[turns[len(turns)-WindowTurns]:]...)
-						return buf
-					}
+					w := &handWindow{}
 					for _, in := range c.Inputs {
-						turns = append(turns, len(msgs))
+						w.turns = append(w.turns, len(msgs))
 						var err error
-						msgs, _, err = h.turnView(ctx, append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in}), view)
+						msgs, _, err = h.turn(ctx, append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in}), w)
 						if err != nil {
 							return err
 						}
