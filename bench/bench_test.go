@@ -102,42 +102,25 @@ func BenchmarkRatio(b *testing.B) {
 // running the conversation alternate with the hand-written loop's (everything sent, no
 // memory), and the ratio of their total times is reported ("x-handwritten").
 func BenchmarkRatioConversation(b *testing.B) {
-	c := script.NewConversation(script.ConversationTurns)
-	floor := HandWritten().Conversations[0].New(c)
-	for _, fw := range Frameworks()[1:] {
-		for _, conv := range fw.Conversations {
-			b.Run(fw.Name+"-"+conv.Name, func(b *testing.B) {
-				run := conv.New(c)
-				ctx := context.Background()
-				var theirs, hand time.Duration
-				b.ReportAllocs()
-				for b.Loop() {
-					start := time.Now()
-					err := run(ctx)
-					mid := time.Now()
-					herr := floor(ctx)
-					end := time.Now()
-					if err != nil || herr != nil {
-						b.Fatalf("run: %v; hand-written: %v", err, herr)
-					}
-					theirs += mid.Sub(start)
-					hand += end.Sub(mid)
-				}
-				b.ReportMetric(float64(theirs)/float64(hand), "x-handwritten")
-			})
-		}
-	}
+	ratioConversation(b, "messages", "x-handwritten", func(Conversation) bool { return true })
 }
 
 // BenchmarkRatioConversationWindowed is BenchmarkRatioConversation for the ways that send a
 // window of the latest turns, against the hand-written loop that sends the same window from
 // one slice ("x-handwritten-window"): the floor of history management.
 func BenchmarkRatioConversationWindowed(b *testing.B) {
+	ratioConversation(b, "window", "x-handwritten-window", func(c Conversation) bool { return c.Windowed })
+}
+
+// ratioConversation alternates each of the frameworks' ways of running workload 4 that keep
+// accepts with the hand-written way named floorName, and reports the ratio of their total
+// times as metric.
+func ratioConversation(b *testing.B, floorName, metric string, keep func(Conversation) bool) {
 	c := script.NewConversation(script.ConversationTurns)
-	floor := handWrittenConversation("window").New(c)
+	floor := handWrittenConversation(floorName).New(c)
 	for _, fw := range Frameworks()[1:] {
 		for _, conv := range fw.Conversations {
-			if !conv.Windowed {
+			if !keep(conv) {
 				continue
 			}
 			b.Run(fw.Name+"-"+conv.Name, func(b *testing.B) {
@@ -157,7 +140,7 @@ func BenchmarkRatioConversationWindowed(b *testing.B) {
 					theirs += mid.Sub(start)
 					hand += end.Sub(mid)
 				}
-				b.ReportMetric(float64(theirs)/float64(hand), "x-handwritten-window")
+				b.ReportMetric(float64(theirs)/float64(hand), metric)
 			})
 		}
 	}

@@ -104,38 +104,14 @@ func Toolcall() Framework {
 				New: func(c *script.Conversation) func(ctx context.Context) error {
 					o := toolcallOptions(c.Script)
 					o.Context = memory.Window(memory.WindowOptions{MaxTurns: WindowTurns})
-					a := agentkit.New(newOpenAIModel(c.Script), o)
-					return func(ctx context.Context) error {
-						conv, err := a.NewConversation()
-						if err != nil {
-							return err
-						}
-						for _, in := range c.Inputs {
-							if _, err := conv.Run(ctx, in); err != nil {
-								return err
-							}
-						}
-						return nil
-					}
+					return toolcallConversation(agentkit.New(newOpenAIModel(c.Script), o), c)
 				},
 			},
 			{
 				Name: "conversation",
 				Note: "Agent.NewConversation, then Conversation.Run per turn: the transcript kept in process, checked as it grows, everything sent (no window)",
 				New: func(c *script.Conversation) func(ctx context.Context) error {
-					a := agentkit.New(newOpenAIModel(c.Script), toolcallOptions(c.Script))
-					return func(ctx context.Context) error {
-						conv, err := a.NewConversation()
-						if err != nil {
-							return err
-						}
-						for _, in := range c.Inputs {
-							if _, err := conv.Run(ctx, in); err != nil {
-								return err
-							}
-						}
-						return nil
-					}
+					return toolcallConversation(agentkit.New(newOpenAIModel(c.Script), toolcallOptions(c.Script)), c)
 				},
 			},
 			{
@@ -157,6 +133,22 @@ func Toolcall() Framework {
 				},
 			},
 		},
+	}
+}
+
+// toolcallConversation runs c's conversation as one Conversation of a, a turn per input.
+func toolcallConversation(a *agentkit.Agent, c *script.Conversation) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		conv, err := a.NewConversation()
+		if err != nil {
+			return err
+		}
+		for _, in := range c.Inputs {
+			if _, err := conv.Run(ctx, in); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 }
 
