@@ -97,6 +97,11 @@ type run struct {
 
 // start runs the loop through Options.RunMiddleware.
 func (r *run) start(ctx context.Context) (*Result, error) {
+	if OmittedFromContext(ctx) != 0 {
+		// A run started from inside another's strategy: the count is that run's, not this
+		// one's (nor its tools' and middleware's).
+		ctx = context.WithValue(ctx, omittedKey{}, 0)
+	}
 	f := RunFunc(r.loop)
 	mws := r.a.opts.RunMiddleware
 	for i := len(mws) - 1; i >= 0; i-- {

@@ -18,8 +18,9 @@ import (
 
 // schemaVersion is the version of the schema below, kept in PRAGMA user_version.
 // Version 0 is a new, empty database; version 1 had neither turns nor call_ids, which
-// migrate fills from the messages (sqlite_recent.go).
-const schemaVersion = 2
+// migrate fills from the messages (sqlite_recent.go); version 2 (never released) had a
+// trigger that failed on a tool call that is not an object, which migrate replaces.
+const schemaVersion = 3
 
 const schema = `
 CREATE TABLE IF NOT EXISTS messages (
@@ -44,9 +45,11 @@ CREATE TRIGGER IF NOT EXISTS messages_index AFTER INSERT ON messages WHEN json_v
 BEGIN
 	INSERT OR IGNORE INTO turns (session, seq)
 		SELECT NEW.session, NEW.seq WHERE json_extract(NEW.message, '$.role') = 'user';
+	-- Paths into the message itself (fullkey), not into each element's value: on a tool
+	-- call that is not an object they give NULL where a path into the value fails.
 	INSERT OR IGNORE INTO call_ids (session, id)
-		SELECT NEW.session, json_extract(value, '$.id') FROM json_each(NEW.message, '$.tool_calls')
-		WHERE json_type(value, '$.id') = 'text';
+		SELECT NEW.session, json_extract(NEW.message, fullkey || '.id') FROM json_each(NEW.message, '$.tool_calls')
+		WHERE json_type(NEW.message, fullkey || '.id') = 'text';
 END;
 CREATE TABLE IF NOT EXISTS summaries (
 	session     TEXT    NOT NULL PRIMARY KEY,
@@ -173,6 +176,11 @@ func (s *SQLite) migrate() error {
 		return nil
 	case v > schemaVersion:
 		return fmt.Errorf("%w: %s has schema version %d, this version of package memory knows versions up to %d: upgrade github.com/toolcall/toolcall", ErrSchemaVersion, s.path, v, schemaVersion)
+	}
+	if v == 2 {
+		if _, err := tx.ExecContext(ctx, "DROP TRIGGER IF EXISTS messages_index"); err != nil {
+			return fmt.Errorf("memory: opening %s: upgrading the schema from version 2: %w", s.path, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("memory: opening %s: creating the schema: %w", s.path, err)

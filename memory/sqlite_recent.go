@@ -70,6 +70,6 @@ INSERT OR IGNORE INTO turns (session, seq)
 	WHERE json_valid(message) AND json_extract(message, '$.role') = 'user';
 WITH valid AS MATERIALIZED (SELECT session, message FROM messages WHERE json_valid(message))
 INSERT OR IGNORE INTO call_ids (session, id)
-	SELECT valid.session, json_extract(call.value, '$.id') FROM valid, json_each(valid.message, '$.tool_calls') AS call
-	WHERE json_type(call.value, '$.id') = 'text';
+	SELECT valid.session, json_extract(valid.message, call.fullkey || '.id') FROM valid, json_each(valid.message, '$.tool_calls') AS call
+	WHERE json_type(valid.message, call.fullkey || '.id') = 'text';
 `
