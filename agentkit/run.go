@@ -288,9 +288,9 @@ func (r *run) request(final bool) openai.ChatCompletionRequest {
 // strategyContext returns the context a ContextStrategy's Apply gets: ctx, saying how many
 // messages of the session the run's Memory left out (OmittedFromContext). Only Apply gets
 // the value, so a run started from a tool of this one (its context derives from ctx) never
-// reads this run's count; and a count inherited from elsewhere is reset.
+// reads this run's count; a count inherited from elsewhere was reset by start.
 func (r *run) strategyContext(ctx context.Context) context.Context {
-	if r.res.Omitted > 0 || OmittedFromContext(ctx) != 0 {
+	if r.res.Omitted > 0 {
 		return context.WithValue(ctx, omittedKey{}, r.res.Omitted)
 	}
 	return ctx

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -87,18 +86,8 @@ func TestSQLitePartialLoadReadsOnlyKeptRows(t *testing.T) {
 // Append alone missed them, and the stored session then held an id twice.)
 func TestSQLiteRowsOfAVersion1WriterAreIndexed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := oldDatabase(t, path, schemaV1)
 	defer raw.Close()
-	if _, err := raw.Exec(`
-CREATE TABLE messages (session TEXT NOT NULL, seq INTEGER NOT NULL, message TEXT NOT NULL, PRIMARY KEY (session, seq)) WITHOUT ROWID;
-CREATE TABLE summaries (session TEXT NOT NULL PRIMARY KEY, folded INTEGER NOT NULL, fingerprint INTEGER NOT NULL, summary TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE locks (session TEXT NOT NULL PRIMARY KEY, owner TEXT NOT NULL, expires INTEGER NOT NULL) WITHOUT ROWID;
-PRAGMA user_version = 1;`); err != nil {
-		t.Fatal(err)
-	}
 	// v1Append is version 1's Append: the rows only.
 	v1Append := func(msgs ...openai.ChatCompletionMessage) {
 		t.Helper()

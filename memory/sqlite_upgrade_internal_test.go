@@ -21,17 +21,7 @@ import (
 // by reading each tool call's id from the element's value: the file could not be opened.)
 func TestSQLiteUpgradeWithAnUndecodableRowOpens(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.Exec(`
-CREATE TABLE messages (session TEXT NOT NULL, seq INTEGER NOT NULL, message TEXT NOT NULL, PRIMARY KEY (session, seq)) WITHOUT ROWID;
-CREATE TABLE summaries (session TEXT NOT NULL PRIMARY KEY, folded INTEGER NOT NULL, fingerprint INTEGER NOT NULL, summary TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE locks (session TEXT NOT NULL PRIMARY KEY, owner TEXT NOT NULL, expires INTEGER NOT NULL) WITHOUT ROWID;
-PRAGMA user_version = 1;`); err != nil {
-		t.Fatal(err)
-	}
+	raw := oldDatabase(t, path, schemaV1)
 	good, _ := json.Marshal(memorytest.User("task"))
 	for _, r := range []struct {
 		session, message string
@@ -67,12 +57,7 @@ PRAGMA user_version = 1;`); err != nil {
 // object: opening it replaces the trigger, after which any writer may insert such a row.
 func TestSQLiteUpgradesVersion2Trigger(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v2.db")
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	if _, err := raw.Exec(`
+	raw := oldDatabase(t, path, `
 CREATE TABLE messages (session TEXT NOT NULL, seq INTEGER NOT NULL, message TEXT NOT NULL, PRIMARY KEY (session, seq)) WITHOUT ROWID;
 CREATE TABLE turns (session TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (session, seq)) WITHOUT ROWID;
 CREATE TABLE call_ids (session TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (session, id)) WITHOUT ROWID;
@@ -86,9 +71,8 @@ BEGIN
 		SELECT NEW.session, json_extract(value, '$.id') FROM json_each(NEW.message, '$.tool_calls')
 		WHERE json_type(value, '$.id') = 'text';
 END;
-PRAGMA user_version = 2;`); err != nil {
-		t.Fatal(err)
-	}
+PRAGMA user_version = 2;`)
+	defer raw.Close()
 	const odd = `{"role":"assistant","tool_calls":["call_1"]}`
 	if _, err := raw.Exec("INSERT INTO messages (session, seq, message) VALUES ('s', 0, ?)", odd); err == nil {
 		t.Fatal("the version-2 trigger accepted a tool call that is not an object: this test no longer reproduces it")
@@ -105,4 +89,25 @@ PRAGMA user_version = 2;`); err != nil {
 	if err := raw.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != schemaVersion {
 		t.Errorf("schema version = %d, %v; want %d", v, err, schemaVersion)
 	}
+}
+
+// schemaV1 is the schema of version 1, which had neither turns nor call_ids.
+const schemaV1 = `
+CREATE TABLE messages (session TEXT NOT NULL, seq INTEGER NOT NULL, message TEXT NOT NULL, PRIMARY KEY (session, seq)) WITHOUT ROWID;
+CREATE TABLE summaries (session TEXT NOT NULL PRIMARY KEY, folded INTEGER NOT NULL, fingerprint INTEGER NOT NULL, summary TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE locks (session TEXT NOT NULL PRIMARY KEY, owner TEXT NOT NULL, expires INTEGER NOT NULL) WITHOUT ROWID;
+PRAGMA user_version = 1;`
+
+// oldDatabase creates a database file at path with an older schema, opened directly.
+func oldDatabase(t *testing.T, path, schema string) *sql.DB {
+	t.Helper()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(schema); err != nil {
+		raw.Close()
+		t.Fatal(err)
+	}
+	return raw
 }

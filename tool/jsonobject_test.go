@@ -63,16 +63,3 @@ func BenchmarkIsJSONObject(b *testing.B) {
 		})
 	}
 }
-
-// validValue is never looser than encoding/json: whatever it accepts, json.Valid does.
-func FuzzValidValue(f *testing.F) {
-	for _, s := range jsonObjectCases {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		sc := scanner{data: []byte(s)}
-		if sc.validValue() && !json.Valid([]byte(s)[:sc.pos]) {
-			t.Fatalf("validValue accepts %q (the first %d bytes of %q), which is not valid JSON", s[:sc.pos], sc.pos, s)
-		}
-	})
-}

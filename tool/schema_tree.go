@@ -197,14 +197,7 @@ func appendSchemaArray(b []byte, v any) []byte {
 	if !ok {
 		return appendSchema(b, v)
 	}
-	b = append(b, '[')
-	for i, e := range arr {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendSchema(b, e)
-	}
-	return append(b, ']')
+	return appendArray(b, arr, appendSchema)
 }
 
 func appendSchemaMap(b []byte, v any) []byte {
@@ -212,6 +205,23 @@ func appendSchemaMap(b []byte, v any) []byte {
 	if !ok {
 		return appendJSON(b, v)
 	}
+	return appendObject(b, o, appendSchema)
+}
+
+// appendArray renders arr as a JSON array, each element with elem.
+func appendArray(b []byte, arr []any, elem func([]byte, any) []byte) []byte {
+	b = append(b, '[')
+	for i, e := range arr {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = elem(b, e)
+	}
+	return append(b, ']')
+}
+
+// appendObject renders o as a JSON object in its key order, each value with elem.
+func appendObject(b []byte, o *object, elem func([]byte, any) []byte) []byte {
 	b = append(b, '{')
 	for i, m := range o.members {
 		if i > 0 {
@@ -219,7 +229,7 @@ func appendSchemaMap(b []byte, v any) []byte {
 		}
 		b = appendString(b, m.key)
 		b = append(b, ':')
-		b = appendSchema(b, m.value)
+		b = elem(b, m.value)
 	}
 	return append(b, '}')
 }
@@ -236,25 +246,9 @@ func appendJSON(b []byte, v any) []byte {
 	case string:
 		return appendString(b, v)
 	case []any:
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, e)
-		}
-		return append(b, ']')
+		return appendArray(b, v, appendJSON)
 	case *object:
-		b = append(b, '{')
-		for i, m := range v.members {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, m.key)
-			b = append(b, ':')
-			b = appendJSON(b, m.value)
-		}
-		return append(b, '}')
+		return appendObject(b, v, appendJSON)
 	}
 	j, err := json.Marshal(v)
 	if err != nil {
