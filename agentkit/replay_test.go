@@ -73,7 +73,7 @@ var replayQuirks = map[string]struct {
 
 func TestReplayRecordings(t *testing.T) {
 	dir := replayDir(t)
-	files, err := filepath.Glob(filepath.Join(dir, "*", "*"))
+	files, err := recording.Files(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,23 @@ type Exchange struct {
 	Response []byte
 }
 
+// Files lists the recordings of dir (../shared/recordings) that Load reads: one file per
+// recording, in a folder per source. The folder field/ holds recordings of another layout (a
+// folder per recording, described by its SOURCES.md) and is not listed.
+func Files(dir string) ([]string, error) {
+	all, err := filepath.Glob(filepath.Join(dir, "*", "*"))
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range all {
+		if rel, _ := filepath.Rel(dir, f); !strings.HasPrefix(filepath.ToSlash(rel), "field/") {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
 // ChatCompletion reports whether e is a POST to a chat-completions endpoint.
 func (e *Exchange) ChatCompletion() bool {
 	return (e.Method == "" || e.Method == http.MethodPost) && (e.URL == "" || strings.HasSuffix(strings.SplitN(e.URL, "?", 2)[0], "/chat/completions"))

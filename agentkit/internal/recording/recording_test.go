@@ -98,7 +98,7 @@ func TestLoadRecordings(t *testing.T) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "*", "*"))
+	files, err := Files(dir)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recordings in %s: %v", dir, err)
 	}
