@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"sync/atomic"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -25,7 +24,8 @@ type Options struct {
 	// Middleware wraps every tool call; the first is the outermost (see tool.Chain). It also
 	// wraps calls of unknown tools, so logging and error envelopes see those too.
 	Middleware []tool.Middleware
-	// ModelMiddleware wraps the model; the first is the outermost.
+	// ModelMiddleware wraps the model's calls, plain and streamed; the first is the
+	// outermost (see ModelMiddleware).
 	ModelMiddleware []ModelMiddleware
 	// RunMiddleware wraps every run; the first is the outermost.
 	RunMiddleware []RunMiddleware
@@ -63,30 +63,21 @@ type Options struct {
 	OnEvent OnEvent
 	// Memory stores sessions for RunSession. Nil: RunSession fails with ErrNoMemory.
 	Memory Memory
-	// SessionTurns, when positive, makes RunSession ask the Memory for only the session's
-	// first user message and its latest turns (LoadOptions.RecentTurns), so that a run of a
-	// long session costs what it sends, not what the session holds. It counts turns as
-	// memory.Window's MaxTurns does, the run's own turn included: SessionTurns-1 stored
-	// turns are loaded (at least one). The Context strategy then sees only what was loaded:
-	// a memory.Window whose MaxTurns is positive and no more than SessionTurns sends exactly
-	// what it would send from the whole session; a Window with a token Budget alone keeps
-	// what fits of the loaded turns only, so set SessionTurns above the turns its budget
-	// holds. memory.Fold refuses a transcript loaded in part (see ContextStrategy).
-	// Leave it zero with strategies that need the whole history, such as memory.Fold, and
-	// without a strategy. Zero or less loads the whole session.
-	SessionTurns int
 	// NoEarlyStart turns off early start in streaming runs (see Agent.RunStream): calls
 	// then start only when the model's message is complete. Default false.
 	NoEarlyStart bool
 	// Context, when set, chooses the messages sent to the model from the transcript before
 	// every request (a window, cleared tool results, folded turns). Nil sends everything.
+	// When it is a TurnLimiter and Memory a RecentLoader, RunSession loads only the turns it
+	// sends (see RunSession).
 	Context ContextStrategy
 }
 
 // Agent runs the tool-calling loop. It is immutable after New and safe for concurrent use by
 // any number of runs, like a *sql.DB.
 type Agent struct {
-	model    Model
+	call     CallFunc   // the model's plain call, through Options.ModelMiddleware
+	stream   StreamFunc // its streamed call, nil when the model is not a StreamingModel
 	opts     Options
 	byName   map[string]*tool.Tool
 	names    []string // sorted, for error messages
@@ -94,10 +85,6 @@ type Agent struct {
 	handler  tool.Handler
 	temp     float32
 	sendTemp bool
-	// typical holds, per tool, a moving average of its calls' durations in nanoseconds
-	// (0 until its first call): the only state that changes after New, and only to choose
-	// how a turn's calls are scheduled.
-	typical map[*tool.Tool]*atomic.Int64
 }
 
 // New returns an Agent that calls model. It panics when model is nil or two tools share a
@@ -125,12 +112,12 @@ func New(model Model, opts *Options) *Agent {
 	o.Tools = append([]*tool.Tool(nil), o.Tools...)
 	o.Middleware = append([]tool.Middleware(nil), o.Middleware...)
 	o.RunMiddleware = append([]RunMiddleware(nil), o.RunMiddleware...)
-	for i := len(o.ModelMiddleware) - 1; i >= 0; i-- {
-		if mw := o.ModelMiddleware[i]; mw != nil {
-			model = mw(model)
-		}
+	o.ModelMiddleware = append([]ModelMiddleware(nil), o.ModelMiddleware...)
+	model = WrapModel(model, o.ModelMiddleware...)
+	a := &Agent{call: model.CreateChatCompletion, opts: o, byName: make(map[string]*tool.Tool, len(o.Tools))}
+	if sm, ok := model.(StreamingModel); ok {
+		a.stream = sm.CreateChatCompletionStream
 	}
-	a := &Agent{model: model, opts: o, byName: make(map[string]*tool.Tool, len(o.Tools)), typical: make(map[*tool.Tool]*atomic.Int64, len(o.Tools))}
 	for i, t := range o.Tools {
 		if t == nil {
 			panic(fmt.Sprintf("agentkit.New: Tools[%d] is nil", i))
@@ -139,7 +126,6 @@ func New(model Model, opts *Options) *Agent {
 			panic(fmt.Sprintf("agentkit.New: two tools are named %q", t.Name()))
 		}
 		a.byName[t.Name()] = t
-		a.typical[t] = new(atomic.Int64)
 		a.names = append(a.names, t.Name())
 		a.defs = append(a.defs, Definition(t))
 	}

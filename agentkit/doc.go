@@ -36,21 +36,35 @@
 //     that refuse it get none.
 //   - Run returns a [Result] on every path, with the transcript so far, the steps (every model
 //     call and tool call with durations, error kinds and repairs), summed usage and a
-//     [StopReason]. A canceled run returns at once with a valid transcript.
+//     [StopReason]. A canceled run returns, once its calls have ended, with a valid transcript.
 //
 // # Streaming, sessions, run middleware
 //
-// [Agent.RunStream] streams the model's reply (a [StreamingModel]; [OpenAIStreaming] adapts a
-// *openai.Client): its events are text deltas, tool calls announced and ready, results, step
-// ends and the answer, and a call starts as soon as its arguments are complete. The
-// [Assembler] rebuilds messages from chunks the way real providers send them.
-// [Agent.RunSession] loads and saves a conversation through Options.Memory, and
-// Options.Context chooses what the model is sent from a long one (package memory);
-// Options.SessionTurns lets the Memory load only the turns a window sends. A
-// [Conversation] keeps a chat in this process instead: its transcript is checked as it grows
-// and never copied, so a turn costs what it adds, where RunMessages copies and checks the
-// whole history it is given.
-// Options.RunMiddleware wraps whole runs (a tracing span, for one).
+// Each way to run has a streamed form: Run and RunStream (one user message), RunMessages and
+// RunMessagesStream (a history), RunSession and RunSessionStream (a stored conversation). A
+// streamed run's events are text deltas, tool calls announced and ready, results, step ends
+// and the answer, and a call starts as soon as its arguments are complete; the model streams
+// when it is a [StreamingModel] ([OpenAIStreaming] adapts a *openai.Client). The [Assembler]
+// rebuilds messages from chunks the way real providers send them.
+//
+// [Agent.RunSession] loads and saves a conversation through Options.Memory — a chat kept in
+// this process is a session of memory.NewInMemory — and Options.Context chooses what the
+// model is sent from a long one (package memory); a strategy that sends only the latest
+// turns ([TurnLimiter]) lets a [RecentLoader] store load only those. Options.ModelMiddleware
+// wraps the model's calls, plain and streamed ([ModelMiddleware], connect-go's interceptor
+// shape, so no middleware turns streaming off); Options.RunMiddleware wraps whole runs (a
+// tracing span, for one).
+//
+// # How a run is built
+//
+// One path per stage. Before every request the whole request is checked with
+// [ValidateHistory] (its cost, microseconds per hundred messages, is nothing beside a model
+// call). A reply is normalized (ids made unique, arguments made JSON) and appended; its calls
+// run in a turn: each parallel call in a goroutine of its own under a semaphore of
+// Options.MaxConcurrency, sequential ones after them in order, results by index, a recover per
+// call; the run waits for every goroutine it starts (middleware.Timeout, which abandons a call
+// past its deadline, is the one exception). What an iteration appended is saved to the
+// session in one Append. An Agent holds nothing that changes after New.
 //
 // # Observing a run
 //

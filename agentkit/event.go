@@ -29,10 +29,13 @@ const (
 	// EventRunEnd: the run ended (Stop, Err).
 	EventRunEnd EventKind = "run_end"
 
-	// Streaming runs only (Agent.RunStream), between EventModelRequest and EventModelResponse:
+	// Streamed runs only (RunStream, RunMessagesStream, RunSessionStream), between
+	// EventModelRequest and EventModelResponse:
 
-	// EventTextDelta: a fragment of the model's content (Text). Fragments may split a
-	// multi-byte character; concatenated they are the content.
+	// EventTextDelta: a fragment of the model's content (Text); concatenated, the fragments
+	// are the content. From OpenAIStreaming a fragment holds whole characters (a JSON string
+	// cannot split one); a Stream of another kind may split a multi-byte character between
+	// two fragments.
 	EventTextDelta EventKind = "text_delta"
 	// EventReasoningDelta: a fragment of the model's reasoning (Text), kept apart from content.
 	EventReasoningDelta EventKind = "reasoning_delta"
@@ -75,5 +78,5 @@ type Event struct {
 // OnEvent receives the events of a run. It is called synchronously, from the goroutine that
 // runs the tool for tool events: tool events of one turn arrive concurrently, so an OnEvent
 // must be safe for concurrent use, and a slow one slows the run. EventRunEnd is the last
-// event of a run: a call abandoned at cancellation that finishes later reports nothing.
+// event of a run.
 type OnEvent func(ctx context.Context, e Event)

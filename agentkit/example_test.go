@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
+	"github.com/toolcall/toolcall/memory"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -94,8 +95,9 @@ func ExampleModelFunc() {
 	// echo: hello
 }
 
-// A Conversation keeps a chat in this process: each turn sends everything said before.
-func ExampleConversation() {
+// A chat is a session: RunSession loads what was said before from the Memory and appends
+// each turn to it. memory.NewInMemory keeps it in this process (memory.OpenSQLite on disk).
+func ExampleAgent_RunSession() {
 	weather := tool.New("get_weather", "查询指定城市的当前天气。",
 		func(ctx context.Context, in struct {
 			City string `json:"city"`
@@ -107,23 +109,20 @@ func ExampleConversation() {
 		agentkittest.Text("北京晴，26℃。"),
 		agentkittest.Text("不客气！"),
 	)
-	agent := agentkit.New(model, &agentkit.Options{Instructions: "你是天气助手。", Tools: []*tool.Tool{weather}})
-	chat, err := agent.NewConversation()
-	if err != nil {
-		fmt.Println("error:", err)
-		return
-	}
+	store := memory.NewInMemory()
+	agent := agentkit.New(model, &agentkit.Options{Instructions: "你是天气助手。", Tools: []*tool.Tool{weather}, Memory: store})
 	for _, input := range []string{"北京天气怎么样？", "谢谢"} {
-		res, err := chat.Run(context.Background(), input)
+		res, err := agent.RunSession(context.Background(), "user-42", input)
 		if err != nil {
 			fmt.Println("error:", err)
 			return
 		}
 		fmt.Println(res.Output)
 	}
-	fmt.Println(len(chat.Messages()), "messages")
+	stored, _ := store.Load(context.Background(), "user-42")
+	fmt.Println(len(stored), "messages stored")
 	// Output:
 	// 北京晴，26℃。
 	// 不客气！
-	// 7 messages
+	// 6 messages stored
 }

@@ -5,213 +5,95 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/toolcall/toolcall/tool"
 )
 
-// execute runs the calls of one turn and returns their records in emission order.
+// turn runs the tool calls of one model message: the calls a streamed message started early,
+// while it was still streaming, then the others.
 //
-// Calls of tools not marked Sequential run concurrently, at most Options.MaxConcurrency at a
-// time; then sequential calls run one by one in emission order. (A turn of typically quick
-// tools under a context that cannot be canceled runs all its calls in emission order on this
-// goroutine: nothing overlaps, so the Sequential guarantee holds.) A failure or panic in one
-// call does not disturb the others. When ctx is canceled, execute returns at once: calls that
-// had not finished get a canceled result, and no call starts after that. Their goroutines are
-// not waited for — a tool that ignores its context keeps running until it returns, and its
-// result is dropped — but every goroutine ends as soon as its tool returns: none blocks on a
-// channel nobody reads.
-func (r *run) execute(ctx context.Context, iter int, calls []tool.Call) []CallRecord {
-	recs := make([]CallRecord, len(calls))
-	if r.turn == nil && r.quick(ctx, calls) {
-		// Quick tools, and a context that can never be canceled: one after the other,
-		// here, with nothing to set up.
-		for i := range calls {
-			recs[i] = r.invoke(ctx, iter, calls[i])
+// Calls of tools not marked Sequential run concurrently, each in a goroutine of its own, at
+// most Options.MaxConcurrency at a time (a semaphore); sequential calls then run one by one,
+// in emission order. With MaxConcurrency 1 every call is sequential. Each call's record is
+// written by its own goroutine into a record of its own, and read once every goroutine has
+// ended: finish waits for all of them, also when the run is canceled (the calls then get the
+// canceled context). A panic is recovered per call (tool.Handle recovers the tool's, invoke
+// the middleware's), so a call cannot disturb its siblings.
+type turn struct {
+	r      *run
+	iter   int
+	ctx    context.Context // the run's context, canceled when the turn is abandoned
+	cancel context.CancelFunc
+	sem    chan struct{}
+	wg     sync.WaitGroup
+	ids    map[int]string      // the ids given to calls at early start, by position
+	early  map[int]*CallRecord // the records of the calls started, by position
+}
+
+func (r *run) newTurn(ctx context.Context, iter int) *turn {
+	ctx, cancel := context.WithCancel(ctx)
+	return &turn{r: r, iter: iter, ctx: ctx, cancel: cancel, sem: make(chan struct{}, r.a.opts.MaxConcurrency),
+		ids: map[int]string{}, early: map[int]*CallRecord{}}
+}
+
+// parallel reports whether call may run concurrently with the turn's other calls.
+func (t *turn) parallel(call tool.Call) bool {
+	return t.r.a.opts.MaxConcurrency > 1 && (call.Tool == nil || !call.Tool.Sequential())
+}
+
+// start runs call i in a goroutine of its own, once a place among MaxConcurrency is free.
+func (t *turn) start(i int, call tool.Call) {
+	rec := &CallRecord{Call: call}
+	t.early[i] = rec
+	t.wg.Go(func() {
+		select {
+		case t.sem <- struct{}{}:
+			defer func() { <-t.sem }()
+		case <-t.ctx.Done():
 		}
-		return recs
-	}
-	var pending map[int]*pendingCall
-	var sem chan struct{}
-	if r.turn != nil { // streaming: some calls may have started already
-		pending, sem = r.turn.pending, r.turn.sem
-	}
-	var parallel, sequential []int
+		if err := t.ctx.Err(); err != nil { // both may have been ready: select picks at random
+			rec.Result = canceled(call, err)
+			return
+		}
+		*rec = t.r.invoke(t.ctx, t.iter, call)
+	})
+}
+
+// finish runs the calls not started yet, waits for every call, and returns their records in
+// emission order.
+func (t *turn) finish(calls []tool.Call) []CallRecord {
+	defer t.cancel()
 	for i, c := range calls {
-		switch {
-		case pending[i] != nil:
-			parallel = append(parallel, i)
-		case c.Tool != nil && c.Tool.Sequential():
-			sequential = append(sequential, i)
+		if t.early[i] == nil && t.parallel(c) {
+			t.start(i, c)
+		}
+	}
+	t.wg.Wait()
+	recs := make([]CallRecord, len(calls))
+	for i, c := range calls {
+		switch rec := t.early[i]; {
+		case rec != nil:
+			recs[i] = *rec
+		case t.ctx.Err() != nil:
+			recs[i] = CallRecord{Call: c, Result: canceled(c, t.ctx.Err())}
 		default:
-			parallel = append(parallel, i)
-		}
-	}
-	if len(pending) == 0 && (len(parallel) == 1 || r.a.opts.MaxConcurrency == 1) {
-		sequential = append(parallel, sequential...)
-		parallel = nil
-	}
-	if sem == nil && len(parallel) > 0 {
-		sem = make(chan struct{}, r.a.opts.MaxConcurrency)
-	}
-	done := make([]bool, len(calls))
-	if len(parallel) > 0 {
-		type outcome struct {
-			i   int
-			rec CallRecord
-		}
-		out := make(chan outcome, len(parallel)) // buffered: a late sender never blocks
-		if len(pending) == 0 {
-			// The calls are taken from a shared counter by at most MaxConcurrency workers.
-			// The first works at once — this goroutine itself when ctx can never be canceled
-			// (nothing can then make Run return before the calls end); the others join after
-			// helperDelay. Quick tools are thus all done by the first worker, with no
-			// goroutine wake-up to wait for; slow ones still overlap, joined within
-			// microseconds of the first.
-			var next atomic.Int32
-			work := func() {
-				for {
-					if ctx.Err() != nil { // execute has given the rest up as canceled
-						return
-					}
-					k := int(next.Add(1)) - 1
-					if k >= len(parallel) {
-						return
-					}
-					i := parallel[k]
-					out <- outcome{i, r.invoke(ctx, iter, calls[i])}
-				}
-			}
-			if helpers := min(len(parallel), r.a.opts.MaxConcurrency) - 1; helpers > 0 {
-				// No goroutine until the turn has lasted helperDelay: a timer is cheaper
-				// than a goroutine that sleeps, and the turn's calls are usually done first.
-				t := time.AfterFunc(helperDelay, func() {
-					for range helpers {
-						if int(next.Load()) >= len(parallel) || ctx.Err() != nil {
-							return
-						}
-						go work()
-					}
-				})
-				defer t.Stop()
-			}
-			if ctx.Done() == nil {
-				work()
-			} else {
-				go work()
-			}
-		} else {
-			for _, i := range parallel {
-				if p := pending[i]; p != nil {
-					go func() {
-						<-p.done // the early call ends when it returns or its turn is canceled
-						out <- outcome{i, p.rec}
-					}()
-					continue
-				}
-				go func() {
-					acquired := false
-					select {
-					case sem <- struct{}{}:
-						acquired = true
-					case <-ctx.Done():
-					}
-					if err := ctx.Err(); err != nil { // both may have been ready: select picks at random
-						if acquired {
-							<-sem
-						}
-						out <- outcome{i, CallRecord{Call: calls[i], Result: canceled(calls[i], err)}}
-						return
-					}
-					rec := r.invoke(ctx, iter, calls[i])
-					<-sem
-					out <- outcome{i, rec}
-				}()
-			}
-		}
-	wait:
-		for range parallel {
-			select {
-			case o := <-out:
-				recs[o.i], done[o.i] = o.rec, true
-			case <-ctx.Done():
-				// Keep the results that are already in: select picks at random among
-				// ready cases, and a finished call must not be reported canceled.
-				for {
-					select {
-					case o := <-out:
-						recs[o.i], done[o.i] = o.rec, true
-					default:
-						break wait
-					}
-				}
-			}
-		}
-	}
-	for _, i := range sequential {
-		if ctx.Err() != nil {
-			break
-		}
-		recs[i], done[i] = r.guarded(ctx, iter, calls[i])
-	}
-	for i := range recs {
-		if !done[i] {
-			recs[i] = CallRecord{Call: calls[i], Result: canceled(calls[i], ctx.Err())}
+			recs[i] = t.r.invoke(t.ctx, t.iter, c)
 		}
 	}
 	return recs
 }
 
-// guarded runs one call and returns its record, or returns at once with done false when ctx
-// is canceled first. A context that can never be canceled (context.Background) needs no
-// goroutine: the call runs inline.
-func (r *run) guarded(ctx context.Context, iter int, call tool.Call) (CallRecord, bool) {
-	if ctx.Done() == nil {
-		return r.invoke(ctx, iter, call), true
+// abandon cancels the calls started early and waits for them to end: the message they came
+// from will not be executed (a broken stream, a refused turn). Nil-safe.
+func (t *turn) abandon() {
+	if t == nil {
+		return
 	}
-	out := make(chan CallRecord, 1) // buffered: the goroutine never blocks, even when abandoned
-	go func() { out <- r.invoke(ctx, iter, call) }()
-	select {
-	case rec := <-out:
-		return rec, true
-	case <-ctx.Done():
-		select {
-		case rec := <-out: // finished at the same moment: keep it
-			return rec, true
-		default:
-			return CallRecord{}, false
-		}
-	}
+	t.cancel()
+	t.wg.Wait()
 }
-
-// quickCall is the typical duration under which a tool's calls run one after the other on
-// the loop's goroutine: handing a call to another goroutine costs microseconds, more than
-// such a call takes.
-const quickCall = 20 * time.Microsecond
-
-// quick reports whether every call of the turn is to a tool whose calls typically take
-// less than quickCall, or to no tool at all, and the context can never be canceled (with
-// one that can, calls run on other goroutines so that Run returns at once when it is).
-func (r *run) quick(ctx context.Context, calls []tool.Call) bool {
-	if ctx.Done() != nil || len(calls) > 8 {
-		return false
-	}
-	for i := range calls {
-		if t := calls[i].Tool; t != nil {
-			d := r.a.typical[t].Load()
-			if d == 0 || d > int64(quickCall) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// helperDelay is how long the workers after the first wait before taking calls of a turn:
-// long enough for a quick tool to be done by the first worker alone, short against the
-// latency of a tool worth running in parallel (network calls take milliseconds).
-const helperDelay = 50 * time.Microsecond
 
 func canceled(c tool.Call, err error) tool.Result {
 	return tool.Result{Kind: tool.KindCanceled, Err: err, Content: "error: the call to " + c.Name + " was canceled before it finished."}
@@ -222,8 +104,7 @@ func canceled(c tool.Call, err error) tool.Result {
 func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRecord) {
 	rec.Call = call
 	if r.observed() {
-		c := call // copies: taking rec's address would move it to the heap for every call
-		r.emit(ctx, Event{Kind: EventToolStart, Iteration: iter, Call: &c})
+		r.emit(ctx, Event{Kind: EventToolStart, Iteration: iter, Call: &call})
 	}
 	start := time.Now()
 	func() {
@@ -237,15 +118,6 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 		rec.Result = r.a.handler(ctx, call)
 	}()
 	rec.Duration = time.Since(start)
-	if t := call.Tool; t != nil {
-		if avg := r.a.typical[t]; avg != nil { // nil for a tool swapped in by middleware
-			d, old := int64(rec.Duration), avg.Load()
-			if old != 0 {
-				d = old + (d-old)/4
-			}
-			avg.Store(d) // no lock: an estimate, which concurrent calls only blur
-		}
-	}
 	if rec.Result.Content == "" {
 		rec.Result.Content = tool.EmptyContent
 	}
@@ -255,7 +127,10 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 	}
 	if l := r.a.opts.Logger; l != nil {
 		attrs := []slog.Attr{slog.Int("iteration", iter), slog.String("tool", call.Name), slog.String("call_id", call.ID),
-			slog.Duration("duration", rec.Duration), slog.String("kind", string(rec.Result.Kind))}
+			slog.Duration("duration", rec.Duration)}
+		if rec.Result.Kind != "" {
+			attrs = append(attrs, slog.String("kind", string(rec.Result.Kind)))
+		}
 		if rec.Result.Repair != "" {
 			attrs = append(attrs, slog.String("repair", rec.Result.Repair))
 		}

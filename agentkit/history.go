@@ -1,24 +1,17 @@
 package agentkit
 
 import (
+	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/toolcall/toolcall/tool"
 )
 
-// The contents RepairHistory gives the tool messages it writes.
-const (
-	// NotExecutedContent answers a tool call that has no tool message: the run stopped
-	// (cancellation, a fatal error, a trimmed history) before the call ran.
-	NotExecutedContent = "not executed: the run stopped before this call ran"
-	// EmptyToolContent replaces the empty content of a tool message: go-openai omits an
-	// empty content field and providers reject a tool message without one.
-	EmptyToolContent = "(empty result)"
-)
+// NotExecutedContent is the content RepairHistory gives the tool message it writes for a
+// tool call that has none: the run stopped (cancellation, a fatal error, a trimmed history)
+// before the call ran.
+const NotExecutedContent = "not executed: the run stopped before this call ran"
 
 // HistoryProblem is one way a history breaks the rules of [ValidateHistory].
 type HistoryProblem struct {
@@ -98,82 +91,8 @@ func (e *HistoryError) Error() string {
 //     message sets both Content and MultiContent (go-openai refuses to send it), and no
 //     MultiContent part is empty: a text part has text, an image_url part a URL (go-openai
 //     omits them when empty, and providers reject the part).
-//
-// ValidateHistory allocates nothing for a valid history of up to 128 tool calls; it runs
-// before every model request.
 func ValidateHistory(msgs []openai.ChatCompletionMessage) error {
-	return validateHistory(msgs, true)
-}
-
-// validateHistory is ValidateHistory; with checkArgs false it trusts that every call's
-// arguments are a JSON object — the loop's own messages, normalized when they were appended,
-// whose parsing is most of the cost of validating before every request.
-func validateHistory(msgs []openai.ChatCompletionMessage, checkArgs bool) error {
-	// The id set lives on the stack unless the history has more than 128 calls. The loop
-	// validates what each step appended, a few calls, before every request: its arrays are
-	// small, since arrays are zeroed on every call whatever they hold. The sets are separate
-	// variables, not fields of v, for escape analysis to keep them on the stack.
-	calls := countCalls(msgs)
-	if calls == 0 {
-		return validateWith(msgs, checkArgs, &idSet{}) // no call: the set is never used
-	}
-	size := idSetSize(calls)
-	switch {
-	case size <= 16:
-		var idBuf [16]string
-		var msgBuf [16]int
-		ids := idSet{seed: maphash.MakeSeed(), ids: idBuf[:], msgs: msgBuf[:]}
-		return validateWith(msgs, checkArgs, &ids)
-	case size <= 64:
-		var idBuf [64]string
-		var msgBuf [64]int
-		ids := idSet{seed: maphash.MakeSeed(), ids: idBuf[:size], msgs: msgBuf[:size]}
-		return validateWith(msgs, checkArgs, &ids)
-	case size <= 256:
-		var idBuf [256]string
-		var msgBuf [256]int
-		ids := idSet{seed: maphash.MakeSeed(), ids: idBuf[:size], msgs: msgBuf[:size]}
-		return validateWith(msgs, checkArgs, &ids)
-	}
-	ids := idSet{seed: maphash.MakeSeed(), ids: make([]string, size), msgs: make([]int, size)}
-	return validateWith(msgs, checkArgs, &ids)
-}
-
-// validateHistoryKeep is validateHistory that also returns the set of the history's tool
-// call ids, for the run to keep new ids unique without building a second set; nil when the
-// history has no tool call.
-func validateHistoryKeep(msgs []openai.ChatCompletionMessage, checkArgs bool) (*idSet, error) {
-	calls := countCalls(msgs)
-	if calls == 0 {
-		return nil, validateHistory(msgs, checkArgs) // nothing to keep
-	}
-	size := idSetSize(calls)
-	ids := &idSet{seed: maphash.MakeSeed(), ids: make([]string, size), msgs: make([]int, size)}
-	return ids, validateWith(msgs, checkArgs, ids)
-}
-
-func countCalls(msgs []openai.ChatCompletionMessage) int {
-	calls := 0
-	for i := range msgs {
-		if msgs[i].Role == openai.ChatMessageRoleAssistant {
-			calls += len(msgs[i].ToolCalls)
-		}
-	}
-	return calls
-}
-
-// idSetSize is the table size for calls ids: a power of two, at least 16 and twice calls.
-func idSetSize(calls int) int {
-	size := 16
-	for size < 2*calls {
-		size <<= 1
-	}
-	return size
-}
-
-// validateWith is validateHistory with an empty id set of the right size.
-func validateWith(msgs []openai.ChatCompletionMessage, checkArgs bool, ids *idSet) error {
-	v := validator{checkArgs: checkArgs}
+	v := validator{ids: make(map[string]int, countCalls(msgs))}
 	owner := -1 // the assistant message whose tool block we are in, or -1
 	for i := range msgs {
 		m := &msgs[i]
@@ -194,7 +113,7 @@ func validateWith(msgs []openai.ChatCompletionMessage, checkArgs bool, ids *idSe
 				continue
 			}
 			owner = i
-			v.calls(msgs, i, ids)
+			v.calls(msgs, i)
 		case openai.ChatMessageRoleTool:
 			v.common(i, m)
 			v.answer(msgs, owner, i)
@@ -213,8 +132,8 @@ func validateWith(msgs []openai.ChatCompletionMessage, checkArgs bool, ids *idSe
 }
 
 type validator struct {
-	problems  []HistoryProblem
-	checkArgs bool
+	problems []HistoryProblem
+	ids      map[string]int // the tool call ids seen, and the message of each
 }
 
 func (v *validator) add(i int, id, reason string) {
@@ -242,18 +161,20 @@ func (v *validator) common(i int, m *openai.ChatCompletionMessage) {
 
 // calls checks the tool calls of the assistant message msgs[i] and that its tool block
 // answers every one of them (rules 4 and 5).
-func (v *validator) calls(msgs []openai.ChatCompletionMessage, i int, ids *idSet) {
+func (v *validator) calls(msgs []openai.ChatCompletionMessage, i int) {
 	calls := msgs[i].ToolCalls
 	for c := range calls {
 		call := &calls[c]
 		if call.ID == "" {
 			v.add(i, "", fmt.Sprintf("tool call %d (%s) has no id", c, call.Function.Name))
-		} else if first, ok := ids.add(call.ID, i); !ok {
+		} else if first, ok := v.ids[call.ID]; ok {
 			if first == i {
 				v.add(i, call.ID, "tool call id is used twice in this message")
 			} else {
 				v.add(i, call.ID, fmt.Sprintf("tool call id is already used by a call in message %d", first))
 			}
+		} else {
+			v.ids[call.ID] = i
 		}
 		if call.Type != openai.ToolTypeFunction {
 			v.add(i, call.ID, fmt.Sprintf(`tool call has type %q; want "function"`, call.Type))
@@ -263,7 +184,7 @@ func (v *validator) calls(msgs []openai.ChatCompletionMessage, i int, ids *idSet
 		}
 		if call.Function.Arguments == "" {
 			v.add(i, call.ID, `tool call arguments are empty; some providers reject them (want a JSON object such as "{}")`)
-		} else if v.checkArgs && !tool.IsJSONObject(call.Function.Arguments) {
+		} else if !isJSONObject(call.Function.Arguments) {
 			v.add(i, call.ID, "tool call arguments are not a JSON object; providers such as Qwen reject replaying them")
 		}
 	}
@@ -312,40 +233,11 @@ func (v *validator) answer(msgs []openai.ChatCompletionMessage, owner, i int) {
 	}
 }
 
-// idSet is a set of tool call ids remembering the message of each: open addressing over
-// arrays the caller provides, so that ValidateHistory can keep them on its stack.
-type idSet struct {
-	seed maphash.Seed
-	ids  []string // "" marks a free slot; len is a power of two, at least twice the ids added
-	msgs []int
-}
-
-// add adds id, first seen in message msg. If id is already there it reports false and the
-// message where it was first seen.
-func (s *idSet) add(id string, msg int) (first int, ok bool) {
-	mask := uint64(len(s.ids) - 1)
-	for h := maphash.String(s.seed, id) & mask; ; h = (h + 1) & mask {
-		switch s.ids[h] {
-		case "":
-			s.ids[h], s.msgs[h] = id, msg
-			return msg, true
-		case id:
-			return s.msgs[h], false
-		}
-	}
-}
-
-// has reports whether id is in the set.
-func (s *idSet) has(id string) bool {
-	mask := uint64(len(s.ids) - 1)
-	for h := maphash.String(s.seed, id) & mask; ; h = (h + 1) & mask {
-		switch s.ids[h] {
-		case "":
-			return false
-		case id:
-			return true
-		}
-	}
+// isJSONObject reports whether s is one JSON object, with optional whitespace around it: the
+// form the arguments of a tool call must have.
+func isJSONObject(s string) bool {
+	t := strings.TrimLeft(s, " \t\r\n")
+	return t != "" && t[0] == '{' && json.Valid([]byte(s))
 }
 
 func callIndex(calls []openai.ToolCall, id string) int {
@@ -411,4 +303,12 @@ func toolHasText(m *openai.ChatCompletionMessage) bool {
 		}
 	}
 	return false
+}
+
+func countCalls(msgs []openai.ChatCompletionMessage) int {
+	calls := 0
+	for i := range msgs {
+		calls += len(msgs[i].ToolCalls)
+	}
+	return calls
 }

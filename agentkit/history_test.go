@@ -18,6 +18,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/tool"
 )
 
 func sysMsg(s string) openai.ChatCompletionMessage {
@@ -411,14 +412,14 @@ func TestRepairHistory(t *testing.T) {
 				toolMsg("c1", ""), toolMsg("c2", "2"), toolMsg("c3", "3")),
 			want: chat(userMsg("x"),
 				asstMsg("", toolCall("c1", "f", "{}"), toolCall("c2", "g", "{}")),
-				toolMsg("c1", agentkit.EmptyToolContent), toolMsg("c2", "2")),
+				toolMsg("c1", tool.EmptyContent), toolMsg("c2", "2")),
 			wantFixes: []string{
 				`message 1, call "c1": set the type "" of tool call 0 to "function"`,
 				`message 1, call "c1": set the empty arguments of tool call 0 to "{}"`,
 				`message 1, call "c2": replaced the arguments of tool call 1, which were not a JSON object (35 bytes), with "{}"`,
 				`message 1, call "c3": dropped tool call 2: it has no function name`,
 				`message 4, call "c3": dropped the tool message: its call was dropped`,
-				`message 2, call "c1": set the empty content of the tool message to "(empty result)"`,
+				`message 2, call "c1": set the empty content of the tool message to "(the tool returned no output)"`,
 			},
 		},
 		{
@@ -507,10 +508,10 @@ func TestRepairHistory(t *testing.T) {
 			name: "tool message without text gets the empty placeholder",
 			in: chat(userMsg("x"), asstMsg("", toolCall("c1", "f", "{}")),
 				openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: "c1", MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText}}}),
-			want: chat(userMsg("x"), asstMsg("", toolCall("c1", "f", "{}")), toolMsg("c1", agentkit.EmptyToolContent)),
+			want: chat(userMsg("x"), asstMsg("", toolCall("c1", "f", "{}")), toolMsg("c1", tool.EmptyContent)),
 			wantFixes: []string{
 				"message 2: removed the empty parts of MultiContent",
-				`message 2, call "c1": set the empty content of the tool message to "(empty result)"`,
+				`message 2, call "c1": set the empty content of the tool message to "(the tool returned no output)"`,
 			},
 		},
 		{

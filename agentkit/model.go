@@ -10,7 +10,7 @@ import (
 // Model is a chat-completions endpoint. A *openai.Client (github.com/sashabaranov/go-openai)
 // is a Model as it is, whatever OpenAI-compatible server its BaseURL points at.
 //
-// The agent calls CreateChatCompletion once per iteration with the whole history. It may call
+// The agent calls CreateChatCompletion once per iteration with the whole request. It may call
 // it concurrently from different runs; it never modifies a request after passing it, and does
 // not retain the response's slices beyond appending its message to the history.
 type Model interface {
@@ -25,9 +25,77 @@ func (f ModelFunc) CreateChatCompletion(ctx context.Context, req openai.ChatComp
 	return f(ctx, req)
 }
 
-// ModelMiddleware wraps a Model: retries, timeouts, logging, tracing. The first middleware in
-// Options.ModelMiddleware is the outermost.
-type ModelMiddleware func(next Model) Model
+// CallFunc is one plain model call: a request, and the whole reply.
+type CallFunc func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
+
+// StreamFunc is one streamed model call: a request, and the stream of its reply (see
+// [Stream] for the rules a stream follows).
+type StreamFunc func(ctx context.Context, req openai.ChatCompletionRequest) (Stream, error)
+
+// ModelMiddleware wraps the calls an agent makes to its model — retries, timeouts, logs,
+// tracing — in both their forms: WrapCall wraps plain calls, WrapStream streamed ones (runs
+// stream when the model is a [StreamingModel] and the caller asked for a stream). The
+// first middleware in Options.ModelMiddleware is the outermost:
+//
+//	Options{ModelMiddleware: []ModelMiddleware{a, b}}
+//
+//	request ──▶ a ──▶ b ──▶ model
+//	reply   ◀── a ◀── b ◀──┘
+//
+// A middleware that has nothing to do for one form returns next unchanged from that method:
+// it then neither applies to that form nor turns streaming off. [CallMiddlewareFunc] adapts
+// a function that wraps plain calls only. (The shape is connect-go's Interceptor, whose
+// UnaryInterceptorFunc is the model of CallMiddlewareFunc.)
+type ModelMiddleware interface {
+	WrapCall(next CallFunc) CallFunc
+	WrapStream(next StreamFunc) StreamFunc
+}
+
+// CallMiddlewareFunc adapts a function to [ModelMiddleware]: it wraps plain calls, and
+// streamed calls pass through it unchanged, still streaming.
+type CallMiddlewareFunc func(next CallFunc) CallFunc
+
+// WrapCall returns f(next).
+func (f CallMiddlewareFunc) WrapCall(next CallFunc) CallFunc { return f(next) }
+
+// WrapStream returns next: a CallMiddlewareFunc does not wrap streamed calls.
+func (f CallMiddlewareFunc) WrapStream(next StreamFunc) StreamFunc { return next }
+
+// WrapModel returns m with mws around its calls, the first outermost, as Options.ModelMiddleware
+// wraps an Agent's model: a Model for code outside an Agent (the model of a
+// memory.ModelSummarizer, say) with the same retries and timeouts. The result is a
+// StreamingModel when m is one.
+func WrapModel(m Model, mws ...ModelMiddleware) Model {
+	w := wrappedModel{call: m.CreateChatCompletion}
+	if sm, ok := m.(StreamingModel); ok {
+		w.stream = sm.CreateChatCompletionStream
+	}
+	for i := len(mws) - 1; i >= 0; i-- {
+		if mw := mws[i]; mw != nil {
+			w.call = mw.WrapCall(w.call)
+			if w.stream != nil {
+				w.stream = mw.WrapStream(w.stream)
+			}
+		}
+	}
+	if w.stream == nil {
+		return ModelFunc(w.call)
+	}
+	return w
+}
+
+type wrappedModel struct {
+	call   CallFunc
+	stream StreamFunc
+}
+
+func (w wrappedModel) CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	return w.call(ctx, req)
+}
+
+func (w wrappedModel) CreateChatCompletionStream(ctx context.Context, req openai.ChatCompletionRequest) (Stream, error) {
+	return w.stream(ctx, req)
+}
 
 // WireZeroTemperature is the temperature sent when the wanted temperature is 0.
 //
@@ -58,8 +126,8 @@ func refusesSampling(model string) bool {
 // RunFunc runs one agent run to its end. The Result is never nil.
 type RunFunc func(ctx context.Context) (*Result, error)
 
-// RunMiddleware wraps whole runs (Run, RunMessages, RunSession, RunStream): a span around the
-// run whose context the model and tool calls inherit, a per-run deadline, a metric. The first
-// in Options.RunMiddleware is the outermost. A RunMiddleware must return a non-nil Result: the
-// one next returned, or one it builds when it does not call next.
+// RunMiddleware wraps whole runs (every Run, RunMessages and RunSession, streamed or not): a
+// span around the run whose context the model and tool calls inherit, a per-run deadline, a
+// metric. The first in Options.RunMiddleware is the outermost. A RunMiddleware must return a
+// non-nil Result: the one next returned, or one it builds when it does not call next.
 type RunMiddleware func(next RunFunc) RunFunc

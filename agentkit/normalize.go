@@ -16,7 +16,7 @@ import (
 // turn, exist), and arguments that are JSON: repaired when the model's text was repairable,
 // "{}" when it was not (the tool result then tells the model its arguments were not JSON).
 // The message as received stays in Result.Steps.
-func (r *run) normalize(ctx context.Context, m openai.ChatCompletionMessage, iter int) openai.ChatCompletionMessage {
+func (r *run) normalize(ctx context.Context, t *turn, m openai.ChatCompletionMessage) openai.ChatCompletionMessage {
 	m.Role = openai.ChatMessageRoleAssistant
 	m.FunctionCall = nil // legacy function calling: never replayed
 	m.ToolCallID = ""
@@ -45,7 +45,7 @@ func (r *run) normalize(ctx context.Context, m openai.ChatCompletionMessage, ite
 	for i, c := range m.ToolCalls {
 		c.Type = openai.ToolTypeFunction
 		c.Index = nil
-		if id, ok := r.turn.id(i); ok {
+		if id, ok := t.ids[i]; ok { // given when the call started early
 			c.ID = id
 		} else {
 			c.ID = r.uniqueID(ctx, c.ID, i)
@@ -54,7 +54,7 @@ func (r *run) normalize(ctx context.Context, m openai.ChatCompletionMessage, ite
 			// Providers reject a replayed call without a name; the result tells the model.
 			c.Function.Name = MissingToolName
 		}
-		if !tool.IsJSONObject(c.Function.Arguments) { // a JSON object, as ValidateHistory wants
+		if !isJSONObject(c.Function.Arguments) { // a JSON object, as ValidateHistory wants
 			if obj, _, err := tool.DecodeArguments(c.Function.Arguments, 0); err == nil {
 				c.Function.Arguments = string(obj)
 			} else {

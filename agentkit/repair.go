@@ -33,7 +33,7 @@ import (
 //     are dropped.
 //   - The block is rewritten in the calls' emission order, with a tool message of
 //     content [NotExecutedContent] for each call without an answer; an answer without
-//     content gets [EmptyToolContent].
+//     content gets [tool.EmptyContent].
 //
 // RepairHistory is deterministic and idempotent: repairing its result changes nothing and
 // reports no change. A valid history comes back equal, except that tool blocks are put in
@@ -151,10 +151,29 @@ type turnCall struct {
 
 // turn repairs the assistant message a = msgs[i], which has tool calls, and its block.
 func (r *repairer) turn(i int, a openai.ChatCompletionMessage, block []openai.ChatCompletionMessage) {
-	calls := make([]openai.ToolCall, 0, len(a.ToolCalls))
-	tcs := make([]turnCall, len(a.ToolCalls))
-	changed := false
-	for c, call := range a.ToolCalls {
+	calls, tcs, changed := r.mendCalls(i, a.ToolCalls)
+	r.matchAnswers(i, tcs, block)
+	if changed {
+		a.ToolCalls = calls
+	}
+	if len(calls) == 0 {
+		a.ToolCalls = nil
+		if !assistantHasContent(&a) {
+			r.fix(i, "", "dropped the assistant message: it has neither content nor valid tool calls")
+			return
+		}
+	}
+	r.out = append(r.out, a)
+	r.writeBlock(i, calls, tcs, block)
+}
+
+// mendCalls repairs the tool calls of message i: it drops those without a name, and gives the
+// others the type, arguments and unique id providers want. It returns the calls kept, what
+// became of each call, and whether anything changed.
+func (r *repairer) mendCalls(i int, in []openai.ToolCall) (calls []openai.ToolCall, tcs []turnCall, changed bool) {
+	calls = make([]openai.ToolCall, 0, len(in))
+	tcs = make([]turnCall, len(in))
+	for c, call := range in {
 		tcs[c] = turnCall{orig: call.ID, answer: -1, newCall: -1}
 		if call.Function.Name == "" {
 			r.fix(i, call.ID, "dropped tool call %d: it has no function name", c)
@@ -170,7 +189,7 @@ func (r *repairer) turn(i int, a openai.ChatCompletionMessage, block []openai.Ch
 			r.fix(i, call.ID, `set the empty arguments of tool call %d to "{}"`, c)
 			call.Function.Arguments = "{}"
 			changed = true
-		} else if !tool.IsJSONObject(call.Function.Arguments) {
+		} else if !isJSONObject(call.Function.Arguments) {
 			r.fix(i, call.ID, `replaced the arguments of tool call %d, which were not a JSON object (%d bytes), with "{}"`, c, len(call.Function.Arguments))
 			call.Function.Arguments = "{}"
 			changed = true
@@ -189,7 +208,12 @@ func (r *repairer) turn(i int, a openai.ChatCompletionMessage, block []openai.Ch
 		tcs[c].keep, tcs[c].newCall = true, len(calls)
 		calls = append(calls, call)
 	}
+	return calls, tcs, changed
+}
 
+// matchAnswers pairs each tool message of the block of message i with the first call not yet
+// answered whose original id it carries, and reports the messages it drops.
+func (r *repairer) matchAnswers(i int, tcs []turnCall, block []openai.ChatCompletionMessage) {
 	for k := range block {
 		t := &block[k]
 		found, matched := -1, false
@@ -214,19 +238,11 @@ func (r *repairer) turn(i int, a openai.ChatCompletionMessage, block []openai.Ch
 			r.fix(i+1+k, t.ToolCallID, "dropped the tool message: it answers no call of message %d", i)
 		}
 	}
+}
 
-	if changed {
-		a.ToolCalls = calls
-	}
-	if len(calls) == 0 {
-		a.ToolCalls = nil
-		if !assistantHasContent(&a) {
-			r.fix(i, "", "dropped the assistant message: it has neither content nor valid tool calls")
-			return
-		}
-	}
-	r.out = append(r.out, a)
-
+// writeBlock writes the tool block of message i in the order of its calls: each call's answer,
+// mended, or a NotExecutedContent placeholder for a call without one.
+func (r *repairer) writeBlock(i int, calls []openai.ToolCall, tcs []turnCall, block []openai.ChatCompletionMessage) {
 	last, reordered := -1, false
 	for c := range tcs {
 		tc := &tcs[c]
@@ -255,8 +271,8 @@ func (r *repairer) turn(i int, a openai.ChatCompletionMessage, block []openai.Ch
 			t.ToolCallID = id
 		}
 		if !toolHasText(&t) {
-			r.fix(k, id, "set the empty content of the tool message to %q", EmptyToolContent)
-			t.Content, t.MultiContent = EmptyToolContent, nil
+			r.fix(k, id, "set the empty content of the tool message to %q", tool.EmptyContent)
+			t.Content, t.MultiContent = tool.EmptyContent, nil
 		}
 		r.out = append(r.out, t)
 	}

@@ -14,9 +14,12 @@ type StopReason string
 
 // The reasons a run ends.
 const (
-	// StopAnswered: the model answered without calling tools. The only successful stop.
+	// StopAnswered: the model answered without calling tools. The usual successful stop (the
+	// other is StopIterationLimit with a nil error, see Run).
 	StopAnswered StopReason = "answered"
 	// StopIterationLimit: the run used Options.MaxIterations model turns without an answer.
+	// With Options.FinalAnswerOnLimit, the final tool-free request may still have answered:
+	// the run's error is then nil and Result.Output holds the answer.
 	StopIterationLimit StopReason = "iteration_limit"
 	// StopLoopDetected: the model kept repeating the same calls.
 	StopLoopDetected StopReason = "loop_detected"
@@ -59,15 +62,17 @@ type Result struct {
 	Output string
 	// Messages is the whole transcript: the system prompt, the input, every model message and
 	// every tool result. It is always provider-valid (see ValidateHistory), so it can be sent
-	// again to continue the conversation. For a RunSession whose Memory left old turns out
-	// (Options.SessionTurns), it holds what was loaded and what the run added: see Omitted.
+	// again to continue the conversation. It never holds BudgetExhaustedPrompt, which only the
+	// final request of Options.FinalAnswerOnLimit carries (EventModelRequest shows
+	// it). For a RunSession that loaded only the latest turns (see RunSession), it holds what
+	// was loaded and what the run added: see Omitted.
 	Messages []openai.ChatCompletionMessage
 	// New is the index in Messages of the first message this run added (after the system
 	// prompt and the input history).
 	New int
 	// Omitted is, for a RunSession, the number of the session's messages its Memory left out
-	// of Messages (see History): they belong right after the first user message. Zero for
-	// other runs, and when the whole session was loaded.
+	// of Messages (see RecentLoader): they belong right after the first user message. Zero
+	// for other runs, and when the whole session was loaded.
 	Omitted int
 	// Steps has one entry per model call, in order.
 	Steps []Step

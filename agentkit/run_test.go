@@ -592,3 +592,19 @@ func TestLoopGuardEquality(t *testing.T) {
 		}
 	}
 }
+
+// An answer that is not provider-valid as received (an empty part, a legacy function_call)
+// is normalized: the run's transcript stays valid.
+func TestAnswerKeepsTranscriptValid(t *testing.T) {
+	for name, msg := range map[string]openai.ChatCompletionMessage{
+		"empty part":    {MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: "ok"}, {Type: openai.ChatMessagePartTypeText}}},
+		"function_call": {Content: "ok", FunctionCall: &openai.FunctionCall{Name: "f", Arguments: "{}"}},
+	} {
+		m := agentkittest.New(t, agentkittest.Reply{Message: msg})
+		a := agentkit.New(m, nil)
+		res, err := a.Run(context.Background(), "hi")
+		if verr := agentkit.ValidateHistory(res.Messages); verr != nil {
+			t.Errorf("%s: err=%v stop=%s but transcript invalid: %v", name, err, res.Stop, verr)
+		}
+	}
+}

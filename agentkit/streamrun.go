@@ -14,7 +14,8 @@ import (
 )
 
 // StreamRun is a run in progress whose events can be read as they happen. Get one from
-// Agent.RunStream; read Events, then Result. A StreamRun is used by one goroutine.
+// Agent.RunStream, RunMessagesStream or RunSessionStream; read Events, then Result. A
+// StreamRun is used by one goroutine.
 type StreamRun struct {
 	events <-chan Event
 	cancel context.CancelFunc
@@ -46,58 +47,58 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // their results, the end of each step, and the final answer.
 //
 // The model streams when it implements StreamingModel (wrap a *openai.Client with
-// OpenAIStreaming) — including after Options.ModelMiddleware, so a middleware that does not
-// implement it turns streaming off: the run then uses CreateChatCompletion and the answer
-// arrives as one EventTextDelta. Requests ask for usage (stream_options.include_usage).
+// OpenAIStreaming); Options.ModelMiddleware wraps streamed calls through its WrapStream, so
+// middleware never turns streaming off. A model that cannot stream is called as in Run, and
+// its answer arrives as one EventTextDelta. Requests ask for usage
+// (stream_options.include_usage).
 //
 // Early start: a tool call whose arguments are complete starts at once, while the model is
-// still streaming the rest of its message, unless Options.NoEarlyStart is set, the tool is
-// Sequential, or the call repeats one of the previous turn's calls (those go through the loop
-// guard). Results are still appended in emission order. If the stream then breaks, the early
-// calls are canceled and not recorded — a tool whose side effects must not happen for a
-// message that never completed should be marked Sequential.
+// still streaming the rest of its message, unless Options.NoEarlyStart is set,
+// MaxConcurrency is 1, the tool is Sequential, or the call repeats one of the previous turn's
+// calls (those go through the loop guard). Results are still appended in emission order. If
+// the stream then breaks, the early calls are canceled, waited for, and not recorded — a tool
+// whose side effects must not happen for a message that never completed should be marked
+// Sequential.
 func (a *Agent) RunStream(ctx context.Context, input string) *StreamRun {
 	return a.RunMessagesStream(ctx, []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: input}})
 }
 
-// RunMessagesStream is RunStream on a history, as RunMessages.
+// RunMessagesStream is RunMessages with the model's reply streamed, as RunStream.
 func (a *Agent) RunMessagesStream(ctx context.Context, history []openai.ChatCompletionMessage) *StreamRun {
-	r := a.newRun(history)
-	return a.startStream(ctx, r)
+	return startStream(ctx, func(ctx context.Context, sink func(Event)) (*Result, error) {
+		return a.newRun(history, sink).start(ctx)
+	})
 }
 
-func (a *Agent) startStream(ctx context.Context, r *run) *StreamRun {
+// RunSessionStream is RunSession with the model's reply streamed, as RunStream.
+func (a *Agent) RunSessionStream(ctx context.Context, session, input string) *StreamRun {
+	return startStream(ctx, func(ctx context.Context, sink func(Event)) (*Result, error) {
+		return a.runSession(ctx, session, input, sink)
+	})
+}
+
+// startStream runs run in a goroutine of its own, its events sent to the StreamRun.
+func startStream(ctx context.Context, run func(ctx context.Context, sink func(Event)) (*Result, error)) *StreamRun {
 	ctx, cancel := context.WithCancel(ctx)
 	ch := make(chan Event, 64)
 	s := &StreamRun{events: ch, cancel: cancel, done: make(chan struct{})}
-	if sm, ok := a.model.(StreamingModel); ok {
-		r.streamer = sm
-	}
-	var mu sync.Mutex
-	closed := false
-	r.sink = func(e Event) {
+	var mu sync.Mutex // the tool events of one turn come from the calls' goroutines
+	sink := func(e Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		if closed {
-			return // a late event from a goroutine abandoned on cancellation
-		}
 		select {
-		case ch <- e: // while the buffer has room, even after a cancellation
-			return
-		default:
-		}
-		select { // a full buffer: wait for the reader, unless it is gone
 		case ch <- e:
-		case <-ctx.Done():
+		case <-ctx.Done(): // the reader is gone (it broke out of Events) or the run was canceled
+			select {
+			case ch <- e: // while the buffer has room, keep what happened
+			default:
+			}
 		}
 	}
 	go func() {
 		defer close(s.done)
-		s.res, s.err = r.start(ctx)
-		mu.Lock()
-		closed = true
+		s.res, s.err = run(ctx, sink)
 		close(ch)
-		mu.Unlock()
 		cancel()
 	}()
 	return s
@@ -127,42 +128,11 @@ func (s *StreamRun) Result() (*Result, error) {
 	return s.res, s.err
 }
 
-// turnState holds the calls of one turn started early, while the model was streaming.
-type turnState struct {
-	ctx     context.Context
-	cancel  context.CancelFunc
-	ids     map[int]string // call position -> id assigned at early start
-	pending map[int]*pendingCall
-	sem     chan struct{}
-}
-
-type pendingCall struct {
-	done chan struct{}
-	rec  CallRecord
-}
-
-// id returns the id given to call i when it was started early.
-func (t *turnState) id(i int) (string, bool) {
-	if t == nil {
-		return "", false
-	}
-	id, ok := t.ids[i]
-	return id, ok
-}
-
-// endTurn releases the turn's early-start state; calls still running are canceled.
-func (r *run) endTurn() {
-	if r.turn != nil {
-		r.turn.cancel()
-		r.turn = nil
-	}
-}
-
-// callStream makes one streaming model call, emitting deltas and starting complete calls
-// early, and returns the assembled message as a response.
-func (r *run) callStream(ctx context.Context, iter int, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+// callStream makes one streamed model call, emitting deltas and starting complete calls
+// early in t, and returns the assembled message as a response.
+func (r *run) callStream(ctx context.Context, t *turn, req openai.ChatCompletionRequest, final bool) (openai.ChatCompletionResponse, error) {
 	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
-	s, err := r.streamer.CreateChatCompletionStream(ctx, req)
+	s, err := r.a.stream(ctx, req)
 	if err != nil {
 		return openai.ChatCompletionResponse{}, err
 	}
@@ -173,14 +143,14 @@ func (r *run) callStream(ctx context.Context, iter int, req openai.ChatCompletio
 		for _, d := range ds {
 			switch d.Kind {
 			case DeltaText:
-				r.emit(ctx, Event{Kind: EventTextDelta, Iteration: iter, Text: d.Text})
+				r.emit(ctx, Event{Kind: EventTextDelta, Iteration: t.iter, Text: d.Text})
 			case DeltaReasoning:
-				r.emit(ctx, Event{Kind: EventReasoningDelta, Iteration: iter, Text: d.Text})
+				r.emit(ctx, Event{Kind: EventReasoningDelta, Iteration: t.iter, Text: d.Text})
 			case DeltaToolCallStart:
 				c := asm.Call(d.Call)
-				r.emit(ctx, Event{Kind: EventToolCallStart, Iteration: iter, Call: &tool.Call{ID: c.ID, Name: c.Function.Name}})
+				r.emit(ctx, Event{Kind: EventToolCallStart, Iteration: t.iter, Call: &tool.Call{ID: c.ID, Name: c.Function.Name}})
 			case DeltaToolCallDone:
-				r.early(ctx, iter, d.Call, asm.Call(d.Call))
+				r.early(ctx, t, d.Call, asm.Call(d.Call), final)
 			}
 		}
 	}
@@ -191,7 +161,6 @@ func (r *run) callStream(ctx context.Context, iter int, req openai.ChatCompletio
 		}
 		if err != nil {
 			partial, lost := asm.Partial()
-			r.endTurn()
 			return openai.ChatCompletionResponse{}, &StreamError{Partial: partial.Content, LostCalls: lost, Err: err}
 		}
 		deltas = asm.Add(deltas[:0], chunk)
@@ -206,40 +175,15 @@ func (r *run) callStream(ctx context.Context, iter int, req openai.ChatCompletio
 	return resp, nil
 }
 
-// early registers call i of the message being streamed, whose arguments are complete,
-// reports it ready, and starts it when early start applies.
-func (r *run) early(ctx context.Context, iter, i int, c openai.ToolCall) {
-	if r.turn == nil {
-		tctx, cancel := context.WithCancel(ctx)
-		r.turn = &turnState{ctx: tctx, cancel: cancel, ids: map[int]string{}, pending: map[int]*pendingCall{},
-			sem: make(chan struct{}, r.a.opts.MaxConcurrency)}
-	}
+// early registers call i of the message being streamed, whose arguments are complete, gives
+// it its id, reports it ready, and starts it when early start applies.
+func (r *run) early(ctx context.Context, t *turn, i int, c openai.ToolCall, final bool) {
 	id := r.uniqueID(ctx, c.ID, i)
-	r.turn.ids[i] = id
+	t.ids[i] = id
 	call := tool.Call{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
-	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: iter, Call: &call})
-	if r.final || r.a.opts.NoEarlyStart || (call.Tool != nil && call.Tool.Sequential()) || r.guard.repeated(call) {
+	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: t.iter, Call: &call})
+	if final || r.a.opts.NoEarlyStart || !t.parallel(call) || r.guard.repeated(call) {
 		return
 	}
-	p := &pendingCall{done: make(chan struct{})}
-	r.turn.pending[i] = p
-	t := r.turn
-	go func() {
-		defer close(p.done)
-		acquired := false
-		select {
-		case t.sem <- struct{}{}:
-			acquired = true
-		case <-t.ctx.Done():
-		}
-		if err := t.ctx.Err(); err != nil { // both may have been ready: select picks at random
-			if acquired {
-				<-t.sem
-			}
-			p.rec = CallRecord{Call: call, Result: canceled(call, err)}
-			return
-		}
-		p.rec = r.invoke(t.ctx, iter, call)
-		<-t.sem
-	}()
+	t.start(i, call)
 }

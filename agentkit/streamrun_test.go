@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -277,5 +278,99 @@ func BenchmarkEarlyStart(b *testing.B) {
 			}
 			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-ready-to-start")
 		})
+	}
+}
+
+// The final tool-free request of FinalAnswerOnLimit starts no call early: a model that
+// ignores tool_choice "none" and calls tools anyway has them refused, not run.
+func TestStreamFinalTurnStartsNoCall(t *testing.T) {
+	var ran atomic.Int32
+	charge := tool.New("charge", "charges a card", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		ran.Add(1)
+		return "charged", nil
+	})
+	// A real stream: chunks arrive 5ms apart. In the final turn the model (ignoring
+	// tool_choice "none", as several providers do) emits two calls.
+	m := &streamModel{gap: 5 * time.Millisecond, streams: [][]openai.ChatCompletionStreamResponse{
+		{callChunk(0, "c1", "charge", `{"n":1}`), finishChunk("tool_calls")},
+		{callChunk(0, "c2", "charge", `{"n":2}`), callChunk(1, "c3", "charge", `{"n":3}`), finishChunk("tool_calls")},
+	}}
+	a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{charge}, MaxIterations: 1, FinalAnswerOnLimit: true})
+	s := a.RunStream(context.Background(), "go")
+	res, err := s.Result()
+	time.Sleep(50 * time.Millisecond)
+	last := res.Messages[len(res.Messages)-1]
+	t.Logf("err=%v stop=%s last tool msg=%q", err, res.Stop, last.Content)
+	if n := ran.Load(); n != 1 {
+		t.Errorf("charge ran %d times; want 1 (the final turn's call was reported %q)", n, last.Content)
+	}
+}
+
+// A StreamRun whose parent context is canceled still delivers every event to a reader that
+// keeps reading, EventRunEnd included.
+func TestStreamCanceledDeliversRunEnd(t *testing.T) {
+	missing := 0
+	const runs = 200
+	for range runs {
+		block := tool.New("block", "waits for ctx", func(ctx context.Context, in struct{}) (string, error) {
+			<-ctx.Done()
+			return "", ctx.Err()
+		})
+		m := agentkittest.New(nil, agentkittest.ToolCalls(agentkittest.Call("block", `{}`)))
+		a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{block}})
+		ctx, cancel := context.WithCancel(context.Background())
+		s := a.RunStream(ctx, "go")
+		got := false
+		for e := range s.Events() {
+			if e.Kind == agentkit.EventToolStart {
+				cancel()
+			}
+			if e.Kind == agentkit.EventRunEnd {
+				got = true
+			}
+		}
+		res, _ := s.Result()
+		if res.Stop != agentkit.StopCanceled {
+			t.Fatalf("stop = %s", res.Stop)
+		}
+		if !got {
+			missing++
+		}
+		cancel()
+	}
+	if missing > 0 {
+		t.Errorf("EventRunEnd missing from Events() in %d of %d canceled runs", missing, runs)
+	}
+}
+
+// A model middleware of the user's own, written as a CallMiddlewareFunc, keeps a streamed run
+// streaming: streamed calls pass through it, plain ones go through it.
+func TestStreamUserModelMiddlewareKeepsStreaming(t *testing.T) {
+	var calls int
+	count := agentkit.CallMiddlewareFunc(func(next agentkit.CallFunc) agentkit.CallFunc {
+		return func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+			calls++
+			return next(ctx, req)
+		}
+	})
+	m := agentkittest.New(t, agentkittest.Text("a streamed answer of several fragments"), agentkittest.Text("plain"))
+	a := agentkit.New(m, &agentkit.Options{ModelMiddleware: []agentkit.ModelMiddleware{count}})
+	s := a.RunStream(context.Background(), "q")
+	deltas := 0
+	for e := range s.Events() {
+		if e.Kind == agentkit.EventTextDelta {
+			deltas++
+		}
+	}
+	if res, err := s.Result(); err != nil || res.Output != "a streamed answer of several fragments" {
+		t.Fatalf("output %q, err %v", res.Output, err)
+	}
+	if deltas < 2 || calls != 0 {
+		t.Errorf("streamed run: %d deltas (want several), %d plain calls through the middleware (want 0)", deltas, calls)
+	}
+	if _, err := a.Run(context.Background(), "q"); err != nil || calls != 1 {
+		t.Errorf("plain run: err %v, %d calls through the middleware, want 1", err, calls)
 	}
 }

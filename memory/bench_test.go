@@ -170,6 +170,7 @@ func BenchmarkCounterMessagesCached(b *testing.B) {
 
 type benchStore interface {
 	agentkit.Memory
+	agentkit.RecentLoader
 }
 
 func benchStores(b *testing.B) []struct {
@@ -218,19 +219,24 @@ func BenchmarkAppend(b *testing.B) {
 
 // BenchmarkLoad1000 loads a session of 1000 messages (125 turns with tool calls).
 func BenchmarkLoad1000(b *testing.B) {
-	benchLoad(b, agentkit.LoadOptions{}, 1000)
+	benchLoad(b, func(ctx context.Context, s benchStore) ([]openai.ChatCompletionMessage, error) {
+		return s.Load(ctx, "s")
+	}, 1000)
 }
 
 // BenchmarkLoadRecent20 loads the first user message and the latest 20 turns of a session
-// of 1000 messages (125 turns with tool calls), as RunSession does with SessionTurns 21:
-// what a run of a long session reads when it sends only its latest turns.
+// of 1000 messages (125 turns with tool calls), as RunSession does with a Window of
+// MaxTurns 21: what a run of a long session reads when it sends only its latest turns.
 func BenchmarkLoadRecent20(b *testing.B) {
-	benchLoad(b, agentkit.LoadOptions{RecentTurns: 20}, 1+20*8)
+	benchLoad(b, func(ctx context.Context, s benchStore) ([]openai.ChatCompletionMessage, error) {
+		msgs, _, err := s.LoadRecent(ctx, "s", 20)
+		return msgs, err
+	}, 1+20*8)
 }
 
-// benchLoad loads a session of 1000 messages with opts from every store, checking that each
+// benchLoad loads a session of 1000 messages with load from every store, checking that each
 // load has want messages.
-func benchLoad(b *testing.B, opts agentkit.LoadOptions, want int) {
+func benchLoad(b *testing.B, load func(context.Context, benchStore) ([]openai.ChatCompletionMessage, error), want int) {
 	msgs := syntheticConversation(125, 2)[1:]
 	ctx := context.Background()
 	for _, st := range benchStores(b) {
@@ -241,9 +247,9 @@ func benchLoad(b *testing.B, opts agentkit.LoadOptions, want int) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				got, err := s.Load(ctx, "s", opts)
-				if err != nil || len(got.Messages) != want {
-					b.Fatalf("Load: %d messages, %d omitted, %v; want %d messages", len(got.Messages), got.Omitted, err, want)
+				got, err := load(ctx, s)
+				if err != nil || len(got) != want {
+					b.Fatalf("load: %d messages, %v; want %d messages", len(got), err, want)
 				}
 			}
 		})

@@ -20,16 +20,15 @@
 // becomes the run's transcript as it is, with room for the run's first messages: one copy of
 // the history per run. Package memory/memorytest is the conformance kit for other stores.
 //
-// A long session need not be loaded whole: with agentkit.Options.SessionTurns set to the
-// MaxTurns of a [Window], both stores read only the session's first user message and its
-// latest turns — what the window sends anyway — so a run costs the same at turn 1,000 as at
-// turn 20. What they leave out stays stored, and the ids of its tool calls stay reserved
-// (agentkit.History.CallIDUsed):
+// A long session need not be loaded whole: with a [Window] of MaxTurns as the Context, both
+// stores read only the session's first user message and its latest turns — what the window
+// sends anyway — so a run costs the same at turn 1,000 as at turn 20 (the window is an
+// agentkit.TurnLimiter, the stores agentkit.RecentLoaders). What they leave out stays
+// stored, and the ids of its tool calls stay reserved (RecentLoader.CallIDUsed):
 //
 //	agent := agentkit.New(client, &agentkit.Options{
-//		Memory:       store,
-//		Context:      memory.Window(memory.WindowOptions{MaxTurns: 20}),
-//		SessionTurns: 20,
+//		Memory:  store,
+//		Context: memory.Window(memory.WindowOptions{MaxTurns: 20}),
 //	})
 //
 // # Tokens
@@ -45,8 +44,8 @@
 // A history grows by two or more messages per tool round; after a few dozen rounds it costs
 // more than it helps, then it overflows. An agentkit.ContextStrategy (Options.Context) picks
 // the view sent before every request, from the run's transcript, which itself is never
-// shortened (it is the whole session unless agentkit.Options.SessionTurns let the store
-// load only its latest turns: see below). The strategies here cut only between turns — a turn is a user message and
+// shortened (it is the whole session unless a Window of MaxTurns let the store load only its
+// latest turns: see above). The strategies here cut only between turns — a turn is a user message and
 // everything up to the next one — and always keep the system prompt and the first user
 // message (the task):
 //
@@ -68,6 +67,6 @@
 //
 // What a strategy leaves out stays in the store. [RecallTool] gives the model the tool
 // recall_history, to search the stored history of its own session — the session comes from
-// the run's context: RunSession puts it there, [WithSession] for other runs — for the exact
+// the run's context, where RunSession puts it — for the exact
 // detail a summary left out.
 package memory

@@ -86,8 +86,7 @@ func TestRunSessionSQLiteEndToEnd(t *testing.T) {
 	}
 
 	store := openSQLite(t, path)
-	loaded, err := store.Load(ctx, session, agentkit.LoadOptions{})
-	stored := loaded.Messages
+	stored, err := store.Load(ctx, session)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +117,8 @@ func TestRunSessionSQLiteEndToEnd(t *testing.T) {
 }
 
 // Two runs of one session at once: the second waits for the first (InMemory's Lock), or
-// gives up with ErrSessionBusy when its context ends first.
+// gives up with ErrSessionBusy when its context ends first: a run canceled while it waits
+// for the lock stops with StopCanceled.
 func TestRunSessionLocking(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	store := memory.NewInMemory()
@@ -145,8 +145,8 @@ func TestRunSessionLocking(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	res, err := agent.RunSession(ctx, "s", "impatient")
 	cancel()
-	if !errors.Is(err, agentkit.ErrSessionBusy) || res.Stop != agentkit.StopMemoryError {
-		t.Fatalf("concurrent run: stop %q, err %v; want ErrSessionBusy", res.Stop, err)
+	if !errors.Is(err, agentkit.ErrSessionBusy) || !errors.Is(err, context.DeadlineExceeded) || res.Stop != agentkit.StopCanceled {
+		t.Errorf("concurrent run: stop %q, err %v; want StopCanceled, ErrSessionBusy and DeadlineExceeded", res.Stop, err)
 	}
 
 	secondDone := make(chan error, 1)
@@ -162,9 +162,9 @@ func TestRunSessionLocking(t *testing.T) {
 	if err := <-secondDone; err != nil {
 		t.Fatal(err)
 	}
-	stored, _ := store.Load(context.Background(), "s", agentkit.LoadOptions{})
+	stored, _ := store.Load(context.Background(), "s")
 	var got []string
-	for _, m := range stored.Messages {
+	for _, m := range stored {
 		got = append(got, m.Role+":"+m.Content)
 	}
 	want := "user:first assistant: tool:done assistant:first answer user:second assistant:second answer"

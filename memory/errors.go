@@ -18,10 +18,4 @@ var (
 	// ErrSchemaVersion: the SQLite database was written by a newer version of this package,
 	// with a schema this one does not know.
 	ErrSchemaVersion = errors.New("memory: unsupported schema version")
-
-	// ErrPartialTranscript: Fold was given a transcript from which the store left old
-	// turns out (agentkit.Options.SessionTurns): it summarizes the whole history, so it
-	// needs all of it. Leave SessionTurns zero with Fold. The run ends with
-	// agentkit.StopContextError before any request.
-	ErrPartialTranscript = errors.New("memory: the strategy needs the whole session, which was loaded in part")
 )

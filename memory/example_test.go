@@ -80,8 +80,8 @@ func Example() {
 	reqs := model.Requests()
 	fmt.Println("The last request:")
 	fmt.Print(agentkit.FormatTranscript(reqs[len(reqs)-1].Messages))
-	stored, _ := store.Load(ctx, "demo", agentkit.LoadOptions{})
-	fmt.Println("Messages in the store:", len(stored.Messages))
+	stored, _ := store.Load(ctx, "demo")
+	fmt.Println("Messages in the store:", len(stored))
 	// Output:
 	// 北京天气怎么样？ → 北京今天晴，26℃。
 	//   (folded 3 messages: 163 → 116 tokens)
@@ -171,10 +171,11 @@ func ExampleCounter() {
 	// o200k_base 21
 }
 
-// A session of 30 turns, sent through a window of the latest 3 turns, with SessionTurns
-// set to match: from turn 4 on, the store loads only the first user message and the latest
-// turns, and a run costs the same however long the session grows. The store keeps it all.
-func ExampleWindow_sessionTurns() {
+// A session of 30 turns, sent through a window of the latest 3 turns: the window is an
+// agentkit.TurnLimiter and the store an agentkit.RecentLoader, so from turn 4 on the store
+// loads only the first user message and the latest turns, and a run costs the same however
+// long the session grows. The store keeps it all.
+func ExampleWindow_longSession() {
 	ctx := context.Background()
 	store := memory.NewInMemory()
 	var replies []agentkittest.Reply
@@ -183,9 +184,8 @@ func ExampleWindow_sessionTurns() {
 	}
 	model := agentkittest.New(nil, replies...)
 	agent := agentkit.New(model, &agentkit.Options{
-		Memory:       store,
-		Context:      memory.Window(memory.WindowOptions{MaxTurns: 3}),
-		SessionTurns: 3,
+		Memory:  store,
+		Context: memory.Window(memory.WindowOptions{MaxTurns: 3}),
 	})
 	var res *agentkit.Result
 	for i := range 30 {
@@ -198,8 +198,8 @@ func ExampleWindow_sessionTurns() {
 	reqs := model.Requests()
 	fmt.Println("last request:", len(reqs[len(reqs)-1].Messages), "messages")
 	fmt.Println("last run:", len(res.Messages), "messages in Result.Messages,", res.Omitted, "left out")
-	stored, _ := store.Load(ctx, "chat", agentkit.LoadOptions{})
-	fmt.Println("stored:", len(stored.Messages), "messages")
+	stored, _ := store.Load(ctx, "chat")
+	fmt.Println("stored:", len(stored), "messages")
 	// Output:
 	// last request: 6 messages
 	// last run: 7 messages in Result.Messages, 53 left out

@@ -94,8 +94,8 @@ const foldCacheSize = 1024
 // turns to alternate refuse. Placed between the first user message and the next turn's user
 // message, an assistant message keeps that alternation.
 //
-// Fold summarizes the whole history: given a transcript a store loaded in part
-// (agentkit.Options.SessionTurns), Apply fails with an error wrapping [ErrPartialTranscript].
+// Fold summarizes the whole history: it is no agentkit.TurnLimiter, so RunSession always
+// loads the whole session for it.
 //
 // If the Summarizer fails (or returns nothing), Apply returns the history exactly as it was
 // given, unfolded, and reports the error through OnEvent: a failed fold costs tokens, never
@@ -149,9 +149,6 @@ type foldEntry struct {
 }
 
 func (f *fold) Apply(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
-	if n := agentkit.OmittedFromContext(ctx); n > 0 {
-		return nil, fmt.Errorf("%w: fold: %d messages of session %q were not loaded (agentkit.Options.SessionTurns): leave SessionTurns zero with Fold", ErrPartialTranscript, n, session)
-	}
 	c := f.opts.Counter
 	l := newLayout(msgs)
 	if l.first < 0 {

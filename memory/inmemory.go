@@ -27,6 +27,7 @@ type InMemory struct {
 var (
 	_ agentkit.Memory        = (*InMemory)(nil)
 	_ agentkit.SessionLocker = (*InMemory)(nil)
+	_ agentkit.RecentLoader  = (*InMemory)(nil)
 	_ Searcher               = (*InMemory)(nil)
 	_ SummaryStore           = (*InMemory)(nil)
 )
@@ -39,32 +40,59 @@ type stored struct {
 	msgs  []openai.ChatCompletionMessage
 	users []int               // the indexes in msgs of the user messages: where turns begin
 	ids   map[string]struct{} // the tool call ids of msgs
-	used  func(ctx context.Context, id string) bool
 }
 
 // Load returns a copy of the session's history, with room for a few more messages (the run
-// that loads it appends its own); empty for an unknown session. With opts.RecentTurns set,
-// it leaves out the turns before the latest RecentTurns ones, except the session's first
-// user message and what precedes it (see agentkit.History): a load then copies what a run
-// sends, not the whole session.
-func (s *InMemory) Load(ctx context.Context, session string, opts agentkit.LoadOptions) (agentkit.History, error) {
+// that loads it appends its own); empty for an unknown session.
+func (s *InMemory) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
 	if err := ctx.Err(); err != nil {
-		return agentkit.History{}, fmt.Errorf("memory: loading session %q: %w", session, err)
+		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := s.sessions[session]
 	if st == nil {
-		return agentkit.History{}, nil
+		return nil, nil
+	}
+	return appendClones(make([]openai.ChatCompletionMessage, 0, len(st.msgs)+loadRoom), st.msgs), nil
+}
+
+// LoadRecent returns a copy of the session's messages up to its first user message and its
+// latest turns (agentkit.RecentLoader): a load then copies what a run sends, not the whole
+// session.
+func (s *InMemory) LoadRecent(ctx context.Context, session string, turns int) ([]openai.ChatCompletionMessage, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, fmt.Errorf("memory: loading session %q: %w", session, err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := s.sessions[session]
+	if st == nil {
+		return nil, 0, nil
 	}
 	h := st.msgs
-	if r := opts.RecentTurns; r > 0 && len(st.users)-1 > r {
-		first, from := st.users[0], st.users[len(st.users)-r]
-		out := make([]openai.ChatCompletionMessage, 0, first+1+len(h)-from+loadRoom)
-		out = appendClones(out, h[:first+1])
-		return agentkit.History{Messages: appendClones(out, h[from:]), Omitted: from - first - 1, CallIDUsed: st.used}, nil
+	if turns < 1 || len(st.users)-1 <= turns {
+		return appendClones(make([]openai.ChatCompletionMessage, 0, len(h)+loadRoom), h), 0, nil
 	}
-	return agentkit.History{Messages: appendClones(make([]openai.ChatCompletionMessage, 0, len(h)+loadRoom), h)}, nil
+	first, from := st.users[0], st.users[len(st.users)-turns]
+	out := make([]openai.ChatCompletionMessage, 0, first+1+len(h)-from+loadRoom)
+	out = appendClones(out, h[:first+1])
+	return appendClones(out, h[from:]), from - first - 1, nil
+}
+
+// CallIDUsed reports whether a tool call of the session uses id (agentkit.RecentLoader).
+func (s *InMemory) CallIDUsed(ctx context.Context, session, id string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("memory: session %q: %w", session, err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := s.sessions[session]
+	if st == nil {
+		return false, nil
+	}
+	_, ok := st.ids[id]
+	return ok, nil
 }
 
 // Append adds a copy of msgs to the end of the session's history, atomically: concurrent
@@ -85,12 +113,6 @@ func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.Cha
 	st := s.sessions[session]
 	if st == nil {
 		st = &stored{ids: make(map[string]struct{})}
-		st.used = func(_ context.Context, id string) bool {
-			s.mu.RLock()
-			defer s.mu.RUnlock()
-			_, ok := st.ids[id]
-			return ok
-		}
 		s.sessions[session] = st
 	}
 	for i := range c {

@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -31,22 +32,22 @@ type recallInput struct {
 	Limit int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=20,description=Most messages to return (default 5)."`
 }
 
-// ErrNoSession: RecallTool ran in a run whose context carries no session (see WithSession).
-var ErrNoSession = errors.New("memory: recall_history needs the session of the run: the application must call memory.WithSession on the run's context")
+// ErrNoSession: RecallTool ran in a run that is not a RunSession, whose context carries no
+// session (agentkit.SessionFromContext).
+var ErrNoSession = errors.New("memory: recall_history searches the session of the run: it needs a RunSession")
 
 // RecallTool returns the tool recall_history, with which the model searches the stored
 // history of its own conversation — what Window dropped and Fold summarized included — for
 // the details a summary leaves out: an exact figure, a name, a tool's full result.
 //
-// The session searched is the run's, read from the context with [SessionFromContext]; the
-// agent does not put it there by itself, so the application sets it on the run's context:
+// The session searched is the run's: RunSession puts it in the run's context, and the tool
+// reads it with agentkit.SessionFromContext:
 //
 //	agent := agentkit.New(model, &agentkit.Options{
 //		Tools:   []*tool.Tool{memory.RecallTool(store, nil), …},
 //		Memory:  store,
 //		Context: memory.Fold(…),
 //	})
-//	ctx = memory.WithSession(ctx, id)
 //	res, err := agent.RunSession(ctx, id, input)
 //
 // In a run without a session the tool refuses: the model reads an error result saying so
@@ -70,7 +71,7 @@ func RecallTool(store Searcher, opts *RecallOptions) *tool.Tool {
 	return tool.New(RecallName,
 		"Searches the earlier messages of this conversation, including those removed from your context or replaced by a summary to save space. Use it when you need a detail the summary does not give: an exact number, a name, a tool's full result.",
 		func(ctx context.Context, in recallInput) (string, error) {
-			session, ok := SessionFromContext(ctx)
+			session, ok := agentkit.SessionFromContext(ctx)
 			if !ok {
 				return "", ErrNoSession
 			}

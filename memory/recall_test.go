@@ -9,66 +9,96 @@ import (
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/memory"
 	"github.com/toolcall/toolcall/memory/memorytest"
 	"github.com/toolcall/toolcall/tool"
 )
 
-func TestRecallTool(t *testing.T) {
-	store := memory.NewInMemory()
-	ctx := context.Background()
+// recallHistory is the session the recall tests search: session "mine" holds it, session
+// "theirs" a secret.
+func recallHistory() []openai.ChatCompletionMessage {
 	history := append([]openai.ChatCompletionMessage{memorytest.User("订一张去北京的票，预算 800 元")}, memorytest.Step("call_1", 1)...)
-	history = append(history,
+	return append(history,
 		memorytest.Assistant("北京的天气不错。"),
 		memorytest.User("Book the 9:05 train, seat 12A"),
 		memorytest.Assistant(strings.Repeat("long ", 400)+"END"),
 	)
-	store.Append(ctx, "mine", history)
-	store.Append(ctx, "theirs", []openai.ChatCompletionMessage{memorytest.User("secret 北京 plans")})
+}
 
-	recall := memory.RecallTool(store, &memory.RecallOptions{MaxChars: 60})
+// TestRecallTool runs recall_history as the model calls it, in a RunSession of session
+// "mine" (whose context carries the session) or in a Run, which has none.
+func TestRecallTool(t *testing.T) {
 	tests := []struct {
 		name      string
-		ctx       context.Context
+		session   bool // RunSession of "mine", else Run
 		args      string
 		want      string
 		wantKind  tool.Kind
 		wantError error
 	}{
-		{"no session", ctx, `{"query":"北京"}`, "", tool.KindToolError, memory.ErrNoSession},
-		{"matches in order, with tool names", memory.WithSession(ctx, "mine"), `{"query":"北京 26℃"}`,
+		{"no session", false, `{"query":"北京"}`, "", tool.KindToolError, memory.ErrNoSession},
+		{"matches in order, with tool names", true, `{"query":"北京 26℃"}`,
 			"4 earlier message(s) match \"北京 26℃\", in conversation order:\n" +
 				"#0 user: 订一张去北京的票，预算 800 元\n" +
 				"#1 assistant calling tools: get_weather {\"city\":\"北京\",\"n\":0}\n" +
 				"#2 tool result of get_weather: 晴，26℃ #call_1_0\n" +
 				"#3 assistant: 北京的天气不错。", "", nil},
-		{"case-insensitive words, best first", memory.WithSession(ctx, "mine"), `{"query":"SEAT 9:05","limit":1}`,
+		{"case-insensitive words, best first", true, `{"query":"SEAT 9:05","limit":1}`,
 			"1 earlier message(s) match \"SEAT 9:05\", in conversation order:\n#4 user: Book the 9:05 train, seat 12A", "", nil},
-		{"long contents are cut", memory.WithSession(ctx, "mine"), `{"query":"END"}`,
+		{"long contents are cut", true, `{"query":"END"}`,
 			"1 earlier message(s) match \"END\", in conversation order:\n#5 assistant: long long long long long long long long  …[1943 characters omitted]… g long long long END", "", nil},
-		{"no match", memory.WithSession(ctx, "mine"), `{"query":"Shanghai"}`, `No earlier message of this conversation matches "Shanghai".`, "", nil},
-		{"another session's secrets stay there", memory.WithSession(ctx, "mine"), `{"query":"secret"}`, `No earlier message of this conversation matches "secret".`, "", nil},
-		{"empty query", memory.WithSession(ctx, "mine"), `{"query":"  "}`, "", tool.KindToolError, nil},
-		{"missing query", memory.WithSession(ctx, "mine"), `{}`, "", tool.KindInvalidArguments, nil},
+		{"no match", true, `{"query":"Shanghai"}`, `No earlier message of this conversation matches "Shanghai".`, "", nil},
+		{"another session's secrets stay there", true, `{"query":"secret"}`, `No earlier message of this conversation matches "secret".`, "", nil},
+		{"empty query", true, `{"query":"  "}`, "", tool.KindToolError, nil},
+		{"missing query", true, `{}`, "", tool.KindInvalidArguments, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := recall.Handle(tt.ctx, tool.Call{ID: "c", Name: memory.RecallName, Arguments: tt.args})
-			if res.Kind != tt.wantKind {
-				t.Fatalf("kind = %q (%s), want %q", res.Kind, res.Content, tt.wantKind)
+			ctx := context.Background()
+			store := memory.NewInMemory()
+			if err := store.Append(ctx, "mine", recallHistory()); err != nil {
+				t.Fatal(err)
 			}
-			if tt.wantError != nil && !errors.Is(res.Err, tt.wantError) {
-				t.Errorf("err = %v, want %v", res.Err, tt.wantError)
+			if err := store.Append(ctx, "theirs", []openai.ChatCompletionMessage{memorytest.User("secret 北京 plans")}); err != nil {
+				t.Fatal(err)
+			}
+			model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c", memory.RecallName, tt.args)), agentkittest.Text("done"))
+			agent := agentkit.New(model, &agentkit.Options{
+				Tools:  []*tool.Tool{memory.RecallTool(store, &memory.RecallOptions{MaxChars: 60})},
+				Memory: store,
+			})
+			var res *agentkit.Result
+			var err error
+			if tt.session {
+				// The input is stored before the tool runs: it matches none of the queries.
+				res, err = agent.RunSession(ctx, "mine", "look it up")
+			} else {
+				res, err = agent.Run(ctx, "look it up")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Steps) == 0 || len(res.Steps[0].Calls) != 1 {
+				t.Fatalf("steps %+v, want a first step with one call", res.Steps)
+			}
+			got := res.Steps[0].Calls[0].Result
+			if got.Kind != tt.wantKind {
+				t.Fatalf("kind = %q (%s), want %q", got.Kind, got.Content, tt.wantKind)
+			}
+			if tt.wantError != nil && !errors.Is(got.Err, tt.wantError) {
+				t.Errorf("err = %v, want %v", got.Err, tt.wantError)
 			}
 			if tt.want != "" {
-				if diff := cmp.Diff(tt.want, res.Content); diff != "" {
+				if diff := cmp.Diff(tt.want, got.Content); diff != "" {
 					t.Errorf("content (-want +got):\n%s", diff)
 				}
 			}
 		})
 	}
-	if recall.Name() != "recall_history" {
-		t.Errorf("name = %q", recall.Name())
+	if name := memory.RecallTool(memory.NewInMemory(), nil).Name(); name != "recall_history" {
+		t.Errorf("name = %q", name)
 	}
 }
 

@@ -87,7 +87,7 @@ type SQLiteOptions struct {
 //
 // Each session is a sequence of rows (session id, sequence number, the message as the JSON
 // of openai.ChatCompletionMessage), indexed by where its turns begin and by its tool call
-// ids, so that a partial load (agentkit.Options.SessionTurns) reads only the rows it keeps.
+// ids, so that a partial load (agentkit.RecentLoader) reads only the rows it keeps.
 // One Append is one transaction: a crash leaves whole steps or nothing. A row that cannot be read back gives an error wrapping [ErrCorrupt] that
 // names the session and the sequence number, never a panic. The schema's version is kept in
 // PRAGMA user_version; a database of an older version is upgraded when opened, one from a
@@ -111,6 +111,7 @@ type SQLite struct {
 var (
 	_ agentkit.Memory        = (*SQLite)(nil)
 	_ agentkit.SessionLocker = (*SQLite)(nil)
+	_ agentkit.RecentLoader  = (*SQLite)(nil)
 	_ Searcher               = (*SQLite)(nil)
 	_ SummaryStore           = (*SQLite)(nil)
 )
@@ -218,18 +219,9 @@ func (s *SQLite) acquireWrite(ctx context.Context) error {
 func (s *SQLite) releaseWrite() { <-s.write }
 
 // Load returns the session's history; empty for an unknown session. A row that cannot be
-// decoded, or a gap in the sequence numbers, is an error wrapping [ErrCorrupt]. With
-// opts.RecentTurns set, it reads only the messages up to the first user message and the
-// latest turns (see agentkit.History), and CallIDUsed asks the database.
-func (s *SQLite) Load(ctx context.Context, session string, opts agentkit.LoadOptions) (agentkit.History, error) {
-	if err := ctx.Err(); err != nil {
-		return agentkit.History{}, fmt.Errorf("memory: loading session %q: %w", session, err)
-	}
-	if opts.RecentTurns > 0 {
-		return s.loadRecent(ctx, session, opts.RecentTurns)
-	}
-	msgs, err := s.load(ctx, session, nil, noGap)
-	return agentkit.History{Messages: msgs}, err
+// decoded, or a gap in the sequence numbers, is an error wrapping [ErrCorrupt].
+func (s *SQLite) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
+	return s.load(ctx, session, nil, noGap)
 }
 
 // gap is the stretch of a session a partial load leaves out: the messages after first and

@@ -7,18 +7,21 @@ import (
 	"fmt"
 
 	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/toolcall/toolcall/agentkit"
 )
 
-// Partial loads of a SQLite session (agentkit.LoadOptions.RecentTurns). Two tables index
+// Partial loads of a SQLite session (agentkit.RecentLoader). Two tables index
 // the messages as they are inserted (the trigger messages_index): turns holds the sequence
 // numbers of the user messages, call_ids the tool call ids. A partial load finds where the latest turns begin
 // in turns and reads only the messages it keeps; CallIDUsed asks call_ids.
 
-// loadRecent loads the session's messages up to its first user message and its latest
-// recent turns (recent > 0), or all of them when it has no more turns than that.
-func (s *SQLite) loadRecent(ctx context.Context, session string, recent int) (agentkit.History, error) {
+// LoadRecent loads the session's messages up to its first user message and its latest
+// recent turns, or all of them when it has no more turns than that (agentkit.RecentLoader):
+// it reads only the rows it returns.
+func (s *SQLite) LoadRecent(ctx context.Context, session string, recent int) ([]openai.ChatCompletionMessage, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, fmt.Errorf("memory: loading session %q: %w", session, err)
+	}
+	recent = max(recent, 1)
 	// The session only grows: a turn found here is still where it was when the messages
 	// are read, whatever is appended in between.
 	var first, from sql.NullInt64
@@ -29,36 +32,37 @@ func (s *SQLite) loadRecent(ctx context.Context, session string, recent int) (ag
 		EXISTS (SELECT 1 FROM turns WHERE session = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?3)`,
 		session, recent-1, recent+1).Scan(&first, &from, &enough)
 	if err != nil {
-		return agentkit.History{}, fmt.Errorf("memory: loading session %q: %w", session, err)
+		return nil, 0, fmt.Errorf("memory: loading session %q: %w", session, err)
 	}
 	// enough: the session has at least recent+2 turns, so the latest recent ones begin
 	// after the first turn's replies; else there is nothing to leave out.
 	if !enough || !first.Valid || !from.Valid || from.Int64 <= first.Int64+1 {
 		msgs, err := s.load(ctx, session, nil, noGap)
-		return agentkit.History{Messages: msgs}, err
+		return msgs, 0, err
 	}
 	g := gap{first: first.Int64, from: from.Int64}
 	msgs, err := s.load(ctx, session, make([]openai.ChatCompletionMessage, 0, loadRoom), g)
 	if err != nil {
-		return agentkit.History{}, err
+		return nil, 0, err
 	}
 	if int64(len(msgs)) <= g.first {
 		// The rows up to the first user message are fewer than its sequence number says.
-		return agentkit.History{}, fmt.Errorf("memory: session %q: %w: %d messages before the first user message, whose sequence number is %d", session, ErrCorrupt, len(msgs), g.first)
+		return nil, 0, fmt.Errorf("memory: session %q: %w: %d messages before the first user message, whose sequence number is %d", session, ErrCorrupt, len(msgs), g.first)
 	}
-	return agentkit.History{
-		Messages:   msgs,
-		Omitted:    int(g.from - g.first - 1),
-		CallIDUsed: func(ctx context.Context, id string) bool { return s.callIDUsed(ctx, session, id) },
-	}, nil
+	return msgs, int(g.from - g.first - 1), nil
 }
 
-// callIDUsed reports whether a tool call of the session uses id. When the database cannot
-// tell, it answers true: the run then renames its call, which is always safe.
-func (s *SQLite) callIDUsed(ctx context.Context, session, id string) bool {
+// CallIDUsed reports whether a tool call of the session uses id (agentkit.RecentLoader).
+func (s *SQLite) CallIDUsed(ctx context.Context, session, id string) (bool, error) {
 	var one int
 	err := s.db.QueryRowContext(ctx, "SELECT 1 FROM call_ids WHERE session = ? AND id = ?", session, id).Scan(&one)
-	return !errors.Is(err, sql.ErrNoRows)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("memory: session %q: %w", session, err)
+	}
+	return true, nil
 }
 
 // indexVersion1 fills turns and call_ids from the messages of a database of schema version

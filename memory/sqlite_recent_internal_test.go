@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -39,9 +38,9 @@ func cacheLookups(t *testing.T, s *SQLite) int {
 }
 
 // A partial load reads only the rows it keeps: the pages it reads do not grow with the turns
-// it leaves out. (A review found one query for "seq <= first OR seq >= from" planned as a
-// walk of the whole session: SQLite does not use seq for an OR of two ranges on a WITHOUT
-// ROWID table. load now asks for the two ranges apart.)
+// it leaves out. (One query for "seq <= first OR seq >= from" is planned as a walk of the
+// whole session: SQLite does not use seq for an OR of two ranges on a WITHOUT ROWID table,
+// so load asks for the two ranges apart.)
 func TestSQLitePartialLoadReadsOnlyKeptRows(t *testing.T) {
 	s, err := OpenSQLite(":memory:", nil)
 	if err != nil {
@@ -64,13 +63,13 @@ func TestSQLitePartialLoadReadsOnlyKeptRows(t *testing.T) {
 	pages := map[string]int{}
 	for _, session := range []string{"short", "long"} {
 		cacheLookups(t, s)
-		h, err := s.Load(ctx, session, agentkit.LoadOptions{RecentTurns: 2})
+		msgs, omitted, err := s.LoadRecent(ctx, session, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pages[session] = cacheLookups(t, s)
-		if h.Omitted == 0 || len(h.Messages) != 1+2*2 {
-			t.Fatalf("session %s: loaded %d messages, Omitted %d; want 5 and some left out", session, len(h.Messages), h.Omitted)
+		if omitted == 0 || len(msgs) != 1+2*2 {
+			t.Fatalf("session %s: loaded %d messages, omitted %d; want 5 and some left out", session, len(msgs), omitted)
 		}
 	}
 	if pages["long"] > 2*pages["short"]+20 {
@@ -82,8 +81,8 @@ func TestSQLitePartialLoadReadsOnlyKeptRows(t *testing.T) {
 // A version-1 file is upgraded when opened, but a process still running version 1 (a
 // rolling deploy; several processes share one file, see Lock) may keep appending to it:
 // its rows are indexed too (the trigger messages_index), so CallIDUsed knows their call ids
-// and RunSession never gives a new call one of them. (A review found that indexing in
-// Append alone missed them, and the stored session then held an id twice.)
+// and RunSession never gives a new call one of them. (Indexing in Append alone would miss
+// them, and the stored session would then hold an id twice.)
 func TestSQLiteRowsOfAVersion1WriterAreIndexed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
 	raw := oldDatabase(t, path, schemaV1)
@@ -119,70 +118,29 @@ func TestSQLiteRowsOfAVersion1WriterAreIndexed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h, err := s.Load(ctx, "s", agentkit.LoadOptions{RecentTurns: 1})
-	if err != nil {
-		t.Fatal(err)
+	if _, omitted, err := s.LoadRecent(ctx, "s", 1); err != nil || omitted == 0 {
+		t.Fatalf("LoadRecent = %d omitted, %v; want some left out", omitted, err)
 	}
-	if h.Omitted == 0 {
-		t.Fatal("nothing left out")
-	}
-	if !h.CallIDUsed(ctx, "call_0_0") {
-		t.Errorf("CallIDUsed(call_0_0) = false, but the session uses it (appended by a version-1 process after the upgrade)")
+	if used, err := s.CallIDUsed(ctx, "s", "call_0_0"); !used || err != nil {
+		t.Errorf("CallIDUsed(call_0_0) = %v, %v; want true, nil: the session uses it (appended by a version-1 process after the upgrade)", used, err)
 	}
 
-	// What it leads to: the next run reuses the id.
+	// What it leads to: a run that loads in part, whose model reuses the id, renames it.
 	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("call_0_0", "noop", "{}")), agentkittest.Text("done"))
 	noop := tool.New("noop", "does nothing", func(context.Context, struct{}) (string, error) { return "ok", nil })
-	a := agentkit.New(model, &agentkit.Options{Memory: s, SessionTurns: 2, Tools: []*tool.Tool{noop}})
-	if _, err := a.RunSession(ctx, "s", "again"); err != nil {
-		t.Fatal(err)
-	}
-	whole, err := s.Load(ctx, "s", agentkit.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := agentkit.ValidateHistory(whole.Messages); err != nil {
-		t.Errorf("the stored session is no longer valid: %v", err)
-	}
-}
-
-// A sub-agent with memory.Fold, run from a tool of a session loaded in part, folds its own
-// whole transcript: the outer run's OmittedFromContext does not reach it, and its Fold does
-// not refuse with ErrPartialTranscript.
-func TestFoldInASubAgentOfAPartlyLoadedSession(t *testing.T) {
-	ctx := context.Background()
-	store := NewInMemory()
-	var msgs []openai.ChatCompletionMessage
-	msgs = append(msgs, memorytest.User("task"), memorytest.Assistant("ok"))
-	for _, q := range []string{"a", "b", "c", "d"} {
-		msgs = append(msgs, memorytest.User(q), memorytest.Assistant("answer "+q))
-	}
-	if err := store.Append(ctx, "s", msgs); err != nil {
-		t.Fatal(err)
-	}
-
-	innerModel := agentkittest.New(t, agentkittest.Text("inner answer"))
-	inner := agentkit.New(innerModel, &agentkit.Options{
-		Context: Fold(FoldOptions{Trigger: 100_000, Summarizer: SummarizerFunc(func(context.Context, string, []openai.ChatCompletionMessage) (string, error) {
-			return "summary", nil
-		})}),
-	})
-	var innerErr error
-	ask := tool.New("ask_expert", "asks a sub-agent", func(ctx context.Context, in struct{}) (string, error) {
-		res, err := inner.Run(ctx, "a sub-task")
-		innerErr = err
-		return res.Output, err
-	})
-	outerModel := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.Call("ask_expert", "{}")), agentkittest.Text("done"))
-	outer := agentkit.New(outerModel, &agentkit.Options{Memory: store, SessionTurns: 2, Tools: []*tool.Tool{ask}})
-	res, err := outer.RunSession(ctx, "s", "use the expert")
+	a := agentkit.New(model, &agentkit.Options{Memory: s, Context: Window(WindowOptions{MaxTurns: 2}), Tools: []*tool.Tool{noop}})
+	res, err := a.RunSession(ctx, "s", "again")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Omitted == 0 {
-		t.Fatal("the outer session was loaded whole: the test needs a partial load")
+		t.Fatal("the session was loaded whole: the test needs a partial load")
 	}
-	if innerErr != nil {
-		t.Errorf("the sub-agent's Run (a whole transcript of its own) failed: %v (ErrPartialTranscript: %v)", innerErr, errors.Is(innerErr, ErrPartialTranscript))
+	whole, err := s.Load(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := agentkit.ValidateHistory(whole); err != nil {
+		t.Errorf("the stored session is no longer valid: %v", err)
 	}
 }

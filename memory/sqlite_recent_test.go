@@ -28,9 +28,9 @@ func recentTurnsSession() []openai.ChatCompletionMessage {
 	return msgs
 }
 
-// checkSameLoads compares the partial loads of a store with InMemory's, for every
-// RecentTurns, and their CallIDUsed on every id of the session.
-func checkSameLoads(t *testing.T, got agentkit.Memory, session string, msgs []openai.ChatCompletionMessage) {
+// checkSameLoads compares the partial loads of a store with InMemory's, for every number
+// of turns, and their CallIDUsed on every id of the session.
+func checkSameLoads(t *testing.T, got agentkit.RecentLoader, session string, msgs []openai.ChatCompletionMessage) {
 	t.Helper()
 	ctx := context.Background()
 	ref := memory.NewInMemory()
@@ -43,30 +43,32 @@ func checkSameLoads(t *testing.T, got agentkit.Memory, session string, msgs []op
 			ids = append(ids, c.ID)
 		}
 	}
-	omitted := 0
-	for recent := 1; recent <= 8; recent++ {
-		want, err := ref.Load(ctx, session, agentkit.LoadOptions{RecentTurns: recent})
+	for _, id := range ids {
+		w, err := ref.CallIDUsed(ctx, session, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := got.Load(ctx, session, agentkit.LoadOptions{RecentTurns: recent})
+		if g, err := got.CallIDUsed(ctx, session, id); g != w || err != nil {
+			t.Errorf("CallIDUsed(%q) = %v, %v; want %v, nil", id, g, err, w)
+		}
+	}
+	omitted := 0
+	for recent := 1; recent <= 8; recent++ {
+		want, wantOmitted, err := ref.LoadRecent(ctx, session, recent)
 		if err != nil {
-			t.Fatalf("RecentTurns %d: %v", recent, err)
+			t.Fatal(err)
 		}
-		if h.Omitted != want.Omitted {
-			t.Errorf("RecentTurns %d: Omitted = %d, want %d", recent, h.Omitted, want.Omitted)
+		h, gotOmitted, err := got.LoadRecent(ctx, session, recent)
+		if err != nil {
+			t.Fatalf("LoadRecent %d: %v", recent, err)
 		}
-		if diff := cmp.Diff(want.Messages, h.Messages, equateEmpty); diff != "" {
-			t.Errorf("RecentTurns %d: messages differ from InMemory's (-InMemory +got):\n%s", recent, diff)
+		if gotOmitted != wantOmitted {
+			t.Errorf("LoadRecent %d: omitted = %d, want %d", recent, gotOmitted, wantOmitted)
 		}
-		if h.Omitted > 0 {
-			for _, id := range ids {
-				if g, w := h.CallIDUsed(context.Background(), id), want.CallIDUsed(context.Background(), id); g != w {
-					t.Errorf("RecentTurns %d: CallIDUsed(%q) = %v, want %v", recent, id, g, w)
-				}
-			}
+		if diff := cmp.Diff(want, h, equateEmpty); diff != "" {
+			t.Errorf("LoadRecent %d: messages differ from InMemory's (-InMemory +got):\n%s", recent, diff)
 		}
-		omitted = max(omitted, h.Omitted)
+		omitted = max(omitted, gotOmitted)
 	}
 	if omitted == 0 {
 		t.Error("no load left anything out")

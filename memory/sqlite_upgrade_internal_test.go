@@ -10,15 +10,14 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/memory/memorytest"
 )
 
 // A version-1 file holding one row that is valid JSON but not a message (here tool_calls
 // holds a string, not objects) is upgraded when opened: that row is left out of the
 // indexes, and loading its session reports ErrCorrupt naming it, as the package promises.
-// (A review found the upgrade and the trigger failing with "malformed JSON" on such a row,
-// by reading each tool call's id from the element's value: the file could not be opened.)
+// (An upgrade or trigger that read each tool call's id from the element's value would fail
+// with "malformed JSON" on such a row, and the file could not be opened.)
 func TestSQLiteUpgradeWithAnUndecodableRowOpens(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
 	raw := oldDatabase(t, path, schemaV1)
@@ -42,10 +41,10 @@ func TestSQLiteUpgradeWithAnUndecodableRowOpens(t *testing.T) {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	if h, err := s.Load(ctx, "good", agentkit.LoadOptions{}); err != nil || len(h.Messages) != 1 {
-		t.Errorf("Load(good) = %d messages, %v; want 1, nil", len(h.Messages), err)
+	if h, err := s.Load(ctx, "good"); err != nil || len(h) != 1 {
+		t.Errorf("Load(good) = %d messages, %v; want 1, nil", len(h), err)
 	}
-	if _, err := s.Load(ctx, "bad", agentkit.LoadOptions{}); !errors.Is(err, ErrCorrupt) {
+	if _, err := s.Load(ctx, "bad"); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("Load(bad) = %v, want ErrCorrupt", err)
 	}
 	if err := s.Append(ctx, "good", []openai.ChatCompletionMessage{memorytest.Assistant("ok")}); err != nil {

@@ -71,11 +71,11 @@ func TestSQLiteReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = openSQLite(t, path)
-	got, err := s.Load(ctx, "s", agentkit.LoadOptions{})
+	got, err := s.Load(ctx, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, got.Messages, equateEmpty); diff != "" {
+	if diff := cmp.Diff(want, got, equateEmpty); diff != "" {
 		t.Fatalf("after reopening (-want +got):\n%s", diff)
 	}
 }
@@ -110,7 +110,7 @@ func TestSQLiteCorruptRows(t *testing.T) {
 			if _, err := rawDB(t, path).Exec(tt.sql); err != nil {
 				t.Fatal(err)
 			}
-			_, err := s.Load(ctx, "chat-7", agentkit.LoadOptions{})
+			_, err := s.Load(ctx, "chat-7")
 			if !errors.Is(err, memory.ErrCorrupt) {
 				t.Fatalf("Load = %v, want an error wrapping ErrCorrupt", err)
 			}
@@ -120,8 +120,8 @@ func TestSQLiteCorruptRows(t *testing.T) {
 			if _, err := s.Search(ctx, "chat-7", memory.Query{Text: "q"}); !errors.Is(err, memory.ErrCorrupt) {
 				t.Errorf("Search = %v, want an error wrapping ErrCorrupt", err)
 			}
-			if got, err := s.Load(ctx, "other", agentkit.LoadOptions{}); err != nil || len(got.Messages) != 3 {
-				t.Errorf("Load of another session = %d messages, %v; want 3, nil", len(got.Messages), err)
+			if got, err := s.Load(ctx, "other"); err != nil || len(got) != 3 {
+				t.Errorf("Load of another session = %d messages, %v; want 3, nil", len(got), err)
 			}
 		})
 	}

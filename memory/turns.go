@@ -2,15 +2,12 @@ package memory
 
 import (
 	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/toolcall/toolcall/agentkit"
 )
 
 // layout locates the turns of a transcript, the units every strategy cuts at.
 //
 // A turn is a user message and everything up to the next user message: the model's replies,
-// its tool calls and their results. agentkit.BudgetExhaustedPrompt, the user message that
-// ends the transcript of a run's tool-free last request, belongs to the turn it ends.
+// its tool calls and their results.
 // Cutting only between turns never separates a tool call from its results, since a tool
 // block ends at the first message that is not a tool message.
 // Everything before the first user message (the system prompt) is the head, always kept with
@@ -28,11 +25,6 @@ func newLayout(msgs []openai.ChatCompletionMessage) layout {
 		if msgs[i].Role != openai.ChatMessageRoleUser {
 			continue
 		}
-		if isTrailingBudgetPrompt(msgs, i) {
-			// The tool-free last request of a run out of iterations: the prompt belongs to
-			// the turn it ends, which must be sent whole for the model to answer it.
-			continue
-		}
 		if l.first < 0 {
 			l.first = i
 			l.units = append(l.units, i+1)
@@ -41,12 +33,6 @@ func newLayout(msgs []openai.ChatCompletionMessage) layout {
 		l.units = append(l.units, i)
 	}
 	return l
-}
-
-// isTrailingBudgetPrompt reports whether the user message msgs[i] is the
-// agentkit.BudgetExhaustedPrompt that ends the transcript, which belongs to the turn it ends.
-func isTrailingBudgetPrompt(msgs []openai.ChatCompletionMessage, i int) bool {
-	return i == len(msgs)-1 && i > 0 && msgs[i].Content == agentkit.BudgetExhaustedPrompt
 }
 
 // start returns the index of the first message of unit u; len(msgs) for u == len(units).

@@ -35,10 +35,13 @@ type WindowOptions struct {
 // does not fit with the system prompt and the first user message, Apply fails with an error
 // wrapping [ErrBudgetTooSmall].
 //
-// Dropped turns are only left out of the request: the store keeps them (and the transcript,
-// unless agentkit.Options.SessionTurns left them out of the load), and [RecallTool] lets
-// the model search them. Window panics if Budget or MaxTurns is
-// negative, or both are zero.
+// Dropped turns are only left out of the request: the store keeps them, and [RecallTool]
+// lets the model search them. With MaxTurns set the window is an agentkit.TurnLimiter: a
+// RunSession on a store that loads in part (an agentkit.RecentLoader, as InMemory and SQLite
+// are) loads only the first user message and the turns the window sends, so a run costs the
+// same at turn 1,000 as at turn 20; a Budget alone cannot say how many turns it keeps, and
+// the whole session is loaded. Window panics if Budget or MaxTurns is negative, or both are
+// zero.
 func Window(opts WindowOptions) agentkit.ContextStrategy {
 	if opts.Budget < 0 || opts.MaxTurns < 0 || opts.Budget == 0 && opts.MaxTurns == 0 {
 		panic("memory.Window: set a positive Budget or MaxTurns, got Budget " + strconv.Itoa(opts.Budget) + ", MaxTurns " + strconv.Itoa(opts.MaxTurns))
@@ -49,6 +52,9 @@ func Window(opts WindowOptions) agentkit.ContextStrategy {
 	}
 	return w
 }
+
+// TurnLimit returns MaxTurns: a view never carries more turns (agentkit.TurnLimiter).
+func (w *window) TurnLimit() int { return w.turns }
 
 type window struct {
 	budget  int // 0: none
@@ -93,8 +99,8 @@ func (w *window) Apply(ctx context.Context, session string, msgs []openai.ChatCo
 		}
 	}
 	if l.start(from) == l.first+1 {
-		// Nothing to drop (the units before from are empty): a transcript loaded with
-		// agentkit.Options.SessionTurns holds no more than the window sends.
+		// Nothing to drop (the units before from are empty): a transcript loaded in part
+		// holds no more than the window sends.
 		return clip3(msgs), nil
 	}
 	view := make([]openai.ChatCompletionMessage, 0, l.first+1+len(msgs)-l.start(from))
@@ -108,7 +114,7 @@ func (w *window) Apply(ctx context.Context, session string, msgs []openai.ChatCo
 func lastTurns(msgs []openai.ChatCompletionMessage, turns int) []openai.ChatCompletionMessage {
 	first := -1
 	for i := range msgs {
-		if msgs[i].Role == openai.ChatMessageRoleUser && !isTrailingBudgetPrompt(msgs, i) {
+		if msgs[i].Role == openai.ChatMessageRoleUser {
 			first = i
 			break
 		}
@@ -119,7 +125,7 @@ func lastTurns(msgs []openai.ChatCompletionMessage, turns int) []openai.ChatComp
 	// The start of the turns-th latest turn after the first; none when there are fewer.
 	from, n := -1, 0
 	for i := len(msgs) - 1; i > first; i-- {
-		if msgs[i].Role == openai.ChatMessageRoleUser && !isTrailingBudgetPrompt(msgs, i) {
+		if msgs[i].Role == openai.ChatMessageRoleUser {
 			if n++; n == turns {
 				from = i
 				break

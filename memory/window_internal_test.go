@@ -29,7 +29,7 @@ func byLayout(msgs []openai.ChatCompletionMessage, turns int) []openai.ChatCompl
 
 // randomTranscript returns a transcript of n messages in the shapes the loop makes: an
 // optional system prompt or greeting, user messages, assistant messages with or without
-// tool calls and their results, and sometimes BudgetExhaustedPrompt at the end.
+// tool calls and their results.
 func randomTranscript(r *rand.Rand, n int) []openai.ChatCompletionMessage {
 	var msgs []openai.ChatCompletionMessage
 	if r.IntN(2) == 0 {
@@ -50,9 +50,6 @@ func randomTranscript(r *rand.Rand, n int) []openai.ChatCompletionMessage {
 				openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "f", Arguments: "{}"}}}},
 				openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: "r"})
 		}
-	}
-	if r.IntN(4) == 0 {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: agentkit.BudgetExhaustedPrompt})
 	}
 	return msgs
 }

@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/middleware"
 	"github.com/toolcall/toolcall/tool"
 )
@@ -74,12 +75,12 @@ func ExampleRetryAfterTransport() {
 	cfg := openai.DefaultConfig("key")
 	cfg.BaseURL = srv.URL + "/v1"
 	cfg.HTTPClient = &http.Client{Transport: middleware.RetryAfterTransport(nil)}
-	model := middleware.ModelRetry(&middleware.ModelRetryOptions{
+	model := agentkit.WrapModel(openai.NewClientWithConfig(cfg), middleware.ModelRetry(&middleware.ModelRetryOptions{
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			fmt.Println("waiting", d) // a real Sleep would wait; the example does not
 			return nil
 		},
-	})(openai.NewClientWithConfig(cfg))
+	}))
 
 	resp, err := model.CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{
 		Model:    "gpt-4o-mini",

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -105,3 +106,8 @@ func mustPanic(t *testing.T, name string, f func()) {
 }
 
 func errUnexpectedEOF() error { return io.ErrUnexpectedEOF }
+
+// wrap returns m wrapped in mw, as an Agent wraps its model.
+func wrap(mw agentkit.ModelMiddleware, m agentkit.Model) agentkit.Model {
+	return agentkit.WrapModel(m, mw)
+}

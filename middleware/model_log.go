@@ -20,33 +20,15 @@ import (
 //
 // Placed inside [ModelRetry] it logs each attempt; outside, each call with its retries.
 func ModelLog(logger *slog.Logger) agentkit.ModelMiddleware {
-	return func(next agentkit.Model) agentkit.Model {
-		if logger == nil {
-			return next
-		}
-		plain := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	if logger == nil {
+		return agentkit.CallMiddlewareFunc(func(next agentkit.CallFunc) agentkit.CallFunc { return next })
+	}
+	call := func(next agentkit.CallFunc) agentkit.CallFunc {
+		return func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 			start := time.Now()
-			resp, err := next.CreateChatCompletion(ctx, req)
-			dur := time.Since(start)
-			level := slog.LevelInfo
-			if err != nil {
-				level = slog.LevelWarn
-			}
-			if !logger.Enabled(ctx, level) {
-				return resp, err
-			}
-			attrs := []slog.Attr{
-				slog.String("model", req.Model),
-				slog.Int("messages", len(req.Messages)),
-				slog.Int("tools", len(req.Tools)),
-				slog.Duration("duration", dur),
-			}
-			if err != nil {
-				if code := statusCode(err); code != 0 {
-					attrs = append(attrs, slog.Int("status", code))
-				}
-				attrs = append(attrs, slog.Any("error", err))
-			} else {
+			resp, err := next(ctx, req)
+			var attrs []slog.Attr
+			if err == nil {
 				if len(resp.Choices) > 0 {
 					attrs = append(attrs,
 						slog.String("finish_reason", string(resp.Choices[0].FinishReason)),
@@ -57,41 +39,52 @@ func ModelLog(logger *slog.Logger) agentkit.ModelMiddleware {
 					slog.Int("completion_tokens", resp.Usage.CompletionTokens),
 					slog.Int("total_tokens", resp.Usage.TotalTokens))
 			}
-			logger.LogAttrs(ctx, level, "model call", attrs...)
+			logModelCall(ctx, logger, "model call", req, time.Since(start), err, attrs...)
 			return resp, err
-		})
-		// A streamed call is logged once, when its stream ends or is closed: "model stream",
-		// with the number of chunks instead of the finish reason and usage.
-		return withStream(next, plain, func(s agentkit.StreamingModel) StreamFunc {
-			return func(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
-				start := time.Now()
-				log := func(err error, chunks int) {
-					level := slog.LevelInfo
-					if err != nil {
-						level = slog.LevelWarn
-					}
-					if !logger.Enabled(ctx, level) {
-						return
-					}
-					attrs := []slog.Attr{slog.String("model", req.Model), slog.Int("messages", len(req.Messages)),
-						slog.Int("tools", len(req.Tools)), slog.Duration("duration", time.Since(start)), slog.Int("chunks", chunks)}
-					if err != nil {
-						if code := statusCode(err); code != 0 {
-							attrs = append(attrs, slog.Int("status", code))
-						}
-						attrs = append(attrs, slog.Any("error", err))
-					}
-					logger.LogAttrs(ctx, level, "model stream", attrs...)
-				}
-				st, err := s.CreateChatCompletionStream(ctx, req)
-				if err != nil {
-					log(err, 0)
-					return nil, err
-				}
-				return &endStream{Stream: st, end: log}, nil
-			}
-		})
+		}
 	}
+	// A streamed call is logged once, when its stream ends or is closed: "model stream",
+	// with the number of chunks instead of the finish reason and usage.
+	stream := func(next agentkit.StreamFunc) agentkit.StreamFunc {
+		return func(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
+			start := time.Now()
+			log := func(err error, chunks int) {
+				logModelCall(ctx, logger, "model stream", req, time.Since(start), err, slog.Int("chunks", chunks))
+			}
+			st, err := next(ctx, req)
+			if err != nil {
+				log(err, 0)
+				return nil, err
+			}
+			return &endStream{Stream: st, end: log}, nil
+		}
+	}
+	return modelMiddleware{call: call, stream: stream}
+}
+
+// logModelCall writes the record of one model call: at Info, or at Warn with the error (and
+// its HTTP status) when err is not nil; attrs follow the attributes every record has.
+func logModelCall(ctx context.Context, logger *slog.Logger, msg string, req openai.ChatCompletionRequest, dur time.Duration, err error, attrs ...slog.Attr) {
+	level := slog.LevelInfo
+	if err != nil {
+		level = slog.LevelWarn
+	}
+	if !logger.Enabled(ctx, level) {
+		return
+	}
+	all := []slog.Attr{
+		slog.String("model", req.Model),
+		slog.Int("messages", len(req.Messages)),
+		slog.Int("tools", len(req.Tools)),
+		slog.Duration("duration", dur),
+	}
+	if err != nil {
+		if code := statusCode(err); code != 0 {
+			all = append(all, slog.Int("status", code))
+		}
+		all = append(all, slog.Any("error", err))
+	}
+	logger.LogAttrs(ctx, level, msg, append(all, attrs...)...)
 }
 
 // statusCode returns the HTTP status of a go-openai error, or 0.

@@ -8,13 +8,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/middleware"
 )
 
 func TestModelLog(t *testing.T) {
 	srv := newServer(t, apiError(401))
 	var buf bytes.Buffer
-	m := middleware.ModelLog(slog.New(slog.NewJSONHandler(&buf, nil)))(client(t, srv.URL, false))
+	m := agentkit.WrapModel(client(t, srv.URL, false), middleware.ModelLog(slog.New(slog.NewJSONHandler(&buf, nil))))
 	m.CreateChatCompletion(context.Background(), chatReq) // 401
 	m.CreateChatCompletion(context.Background(), chatReq) // 200
 	want := []map[string]any{
@@ -26,7 +27,7 @@ func TestModelLog(t *testing.T) {
 	if diff := cmp.Diff(want, records(t, &buf)); diff != "" {
 		t.Errorf("records (-want +got):\n%s", diff)
 	}
-	resp, err := middleware.ModelLog(nil)(client(t, srv.URL, false)).CreateChatCompletion(context.Background(), chatReq)
+	resp, err := wrap(middleware.ModelLog(nil), client(t, srv.URL, false)).CreateChatCompletion(context.Background(), chatReq)
 	if err != nil || resp.ID != "chatcmpl-1" {
 		t.Errorf("nil logger: %v %v", resp.ID, err)
 	}

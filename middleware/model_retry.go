@@ -84,13 +84,29 @@ func ModelRetry(opts *ModelRetryOptions) agentkit.ModelMiddleware {
 		o.Now = time.Now
 	}
 	r := &retrier{o: o, b: b}
-	return func(next agentkit.Model) agentkit.Model {
-		m := retryModel{r: r, next: next}
-		if s, ok := next.(agentkit.StreamingModel); ok {
-			return retryStreamingModel{retryModel: m, stream: s}
+	call := func(next agentkit.CallFunc) agentkit.CallFunc {
+		return func(ctx context.Context, req openai.ChatCompletionRequest) (resp openai.ChatCompletionResponse, err error) {
+			err = r.do(ctx, func(ctx context.Context) error {
+				var aerr error
+				resp, aerr = next(ctx, req)
+				return aerr
+			})
+			return resp, err
 		}
-		return m
 	}
+	// The opening of a stream is retried (the request, and an error status before any
+	// chunk). A stream that breaks after it began is not: its chunks were already delivered.
+	stream := func(next agentkit.StreamFunc) agentkit.StreamFunc {
+		return func(ctx context.Context, req openai.ChatCompletionRequest) (s agentkit.Stream, err error) {
+			err = r.do(ctx, func(ctx context.Context) error {
+				var aerr error
+				s, aerr = next(ctx, req)
+				return aerr
+			})
+			return s, err
+		}
+	}
+	return modelMiddleware{call: call, stream: stream}
 }
 
 // retrier is the retry loop of ModelRetry, shared by plain and streaming calls.
@@ -131,37 +147,6 @@ func (r *retrier) do(ctx context.Context, attempt func(ctx context.Context) erro
 			return fmt.Errorf("middleware: model call: %w while waiting to retry after: %w", serr, err)
 		}
 	}
-}
-
-type retryModel struct {
-	r    *retrier
-	next agentkit.Model
-}
-
-func (m retryModel) CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (resp openai.ChatCompletionResponse, err error) {
-	err = m.r.do(ctx, func(ctx context.Context) error {
-		var aerr error
-		resp, aerr = m.next.CreateChatCompletion(ctx, req)
-		return aerr
-	})
-	return resp, err
-}
-
-// retryStreamingModel retries the opening of a stream (the request, and an error status
-// before any chunk). A stream that breaks after it began is not retried: its chunks were
-// already delivered.
-type retryStreamingModel struct {
-	retryModel
-	stream agentkit.StreamingModel
-}
-
-func (m retryStreamingModel) CreateChatCompletionStream(ctx context.Context, req openai.ChatCompletionRequest) (s agentkit.Stream, err error) {
-	err = m.r.do(ctx, func(ctx context.Context) error {
-		var aerr error
-		s, aerr = m.stream.CreateChatCompletionStream(ctx, req)
-		return aerr
-	})
-	return s, err
 }
 
 func attemptsError(n int, err error) error {

@@ -104,14 +104,14 @@ func TestModelRetryHonorsRetryAfter(t *testing.T) {
 			srv := newServer(t, apiError(500), reply{status: 429, header: map[string]string{"Retry-After": "1"}, body: `{"error":{"message":"rate limited","type":"requests"}}`})
 			var s sleeps
 			var retried []string
-			m := middleware.ModelRetry(&middleware.ModelRetryOptions{
+			m := agentkit.WrapModel(client(t, srv.URL, tt.capture), middleware.ModelRetry(&middleware.ModelRetryOptions{
 				BaseDelay: 100 * time.Millisecond,
 				Rand:      func() float64 { return 0 },
 				Sleep:     s.sleep,
 				OnRetry: func(_ context.Context, n int, err error, d time.Duration) {
 					retried = append(retried, fmt.Sprintf("%d %d %s", n, statusOf(err), d))
 				},
-			})(client(t, srv.URL, tt.capture))
+			}))
 			resp, err := m.CreateChatCompletion(context.Background(), chatReq)
 			if err != nil {
 				t.Fatal(err)
@@ -160,7 +160,7 @@ func TestModelRetryStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newServer(t, tt.reply, tt.reply, tt.reply, tt.reply)
 			var s sleeps
-			m := middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: s.sleep})(client(t, srv.URL, true))
+			m := wrap(middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: s.sleep}), client(t, srv.URL, true))
 			_, err := m.CreateChatCompletion(context.Background(), chatReq)
 			if err == nil {
 				t.Fatal("no error")
@@ -187,7 +187,7 @@ func TestModelRetryStatus(t *testing.T) {
 func TestModelRetry401(t *testing.T) {
 	srv := newServer(t, apiError(401), reply{status: 200, body: okBody})
 	var s sleeps
-	m := middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: s.sleep})(client(t, srv.URL, true))
+	m := wrap(middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: s.sleep}), client(t, srv.URL, true))
 	_, err := m.CreateChatCompletion(context.Background(), chatReq)
 	if statusOf(err) != 401 || srv.requests() != 1 || len(s.got()) != 0 {
 		t.Errorf("err %v after %d requests and %d waits, want the 401 after 1 and none", err, srv.requests(), len(s.got()))
@@ -199,7 +199,7 @@ func TestModelRetryNetworkError(t *testing.T) {
 	url := srv.URL
 	srv.Close() // connection refused from now on
 	var s sleeps
-	m := middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: s.sleep, MaxAttempts: 4})(client(t, url, true))
+	m := wrap(middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: s.sleep, MaxAttempts: 4}), client(t, url, true))
 	_, err := m.CreateChatCompletion(context.Background(), chatReq)
 	if err == nil || len(s.got()) != 3 || !strings.Contains(err.Error(), "after 4 attempts") {
 		t.Errorf("err %v after %d waits, want 4 attempts", err, len(s.got()))
@@ -209,7 +209,7 @@ func TestModelRetryNetworkError(t *testing.T) {
 func TestModelRetryAfterTooLong(t *testing.T) {
 	srv := newServer(t, reply{status: 429, header: map[string]string{"Retry-After": "3600"}, body: `{"error":{"message":"quota"}}`})
 	var s sleeps
-	m := middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: s.sleep})(client(t, srv.URL, true))
+	m := wrap(middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: s.sleep}), client(t, srv.URL, true))
 	_, err := m.CreateChatCompletion(context.Background(), chatReq)
 	if statusOf(err) != 429 || srv.requests() != 1 || len(s.got()) != 0 || !strings.Contains(err.Error(), "asked to wait 1h0m0s") {
 		t.Errorf("err %v after %d requests and %d waits", err, srv.requests(), len(s.got()))
@@ -235,9 +235,9 @@ func TestModelRetryAfterForms(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newServer(t, reply{status: 503, header: tt.header, body: `{"error":{"message":"busy"}}`})
 			var s sleeps
-			m := middleware.ModelRetry(&middleware.ModelRetryOptions{
+			m := agentkit.WrapModel(client(t, srv.URL, true), middleware.ModelRetry(&middleware.ModelRetryOptions{
 				BaseDelay: 100 * time.Millisecond, Rand: func() float64 { return 0 }, Sleep: s.sleep, Now: func() time.Time { return now },
-			})(client(t, srv.URL, true))
+			}))
 			if _, err := m.CreateChatCompletion(context.Background(), chatReq); err != nil {
 				t.Fatal(err)
 			}
@@ -253,10 +253,10 @@ func TestModelRetryContext(t *testing.T) {
 		srv := newServer(t, apiError(500))
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		m := middleware.ModelRetry(&middleware.ModelRetryOptions{
+		m := agentkit.WrapModel(client(t, srv.URL, true), middleware.ModelRetry(&middleware.ModelRetryOptions{
 			BaseDelay: time.Hour, MaxDelay: time.Hour,
 			OnRetry: func(context.Context, int, error, time.Duration) { cancel() }, // the real Sleep must return at once
-		})(client(t, srv.URL, true))
+		}))
 		start := time.Now()
 		_, err := m.CreateChatCompletion(ctx, chatReq)
 		if time.Since(start) > 5*time.Second || !errors.Is(err, context.Canceled) || statusOf(err) != 500 || srv.requests() != 1 {
@@ -267,7 +267,7 @@ func TestModelRetryContext(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		n := 0
-		m := middleware.ModelRetry(nil)(agentkit.ModelFunc(func(ctx context.Context, _ openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		m := wrap(middleware.ModelRetry(nil), agentkit.ModelFunc(func(ctx context.Context, _ openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 			n++
 			return openai.ChatCompletionResponse{}, &openai.APIError{HTTPStatusCode: 500}
 		}))
@@ -286,14 +286,14 @@ func (e waitErr) RetryAfter() time.Duration { return e.d }
 func TestModelRetryAfterError(t *testing.T) {
 	n := 0
 	var s sleeps
-	m := middleware.ModelRetry(&middleware.ModelRetryOptions{
-		Sleep: s.sleep, Rand: func() float64 { return 0 }, Retryable: func(error) bool { return true },
-	})(agentkit.ModelFunc(func(context.Context, openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	m := agentkit.WrapModel(agentkit.ModelFunc(func(context.Context, openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		n++
 		if n == 1 {
 			return openai.ChatCompletionResponse{}, waitErr{3 * time.Second}
 		}
 		return openai.ChatCompletionResponse{ID: "ok"}, nil
+	}), middleware.ModelRetry(&middleware.ModelRetryOptions{
+		Sleep: s.sleep, Rand: func() float64 { return 0 }, Retryable: func(error) bool { return true },
 	}))
 	resp, err := m.CreateChatCompletion(context.Background(), chatReq)
 	if err != nil || resp.ID != "ok" {

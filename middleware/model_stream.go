@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"context"
 	"errors"
 	"io"
 	"sync"
@@ -11,27 +10,15 @@ import (
 	"github.com/toolcall/toolcall/agentkit"
 )
 
-// StreamFunc opens a stream, as agentkit.StreamingModel.CreateChatCompletionStream does.
-type StreamFunc func(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error)
-
-// withStream returns plain as a Model that also streams through stream when next can stream,
-// so that a model middleware does not turn streaming off (agentkit falls back to plain calls
-// when the outermost Model is not an agentkit.StreamingModel).
-func withStream(next agentkit.Model, plain agentkit.ModelFunc, stream func(s agentkit.StreamingModel) StreamFunc) agentkit.Model {
-	s, ok := next.(agentkit.StreamingModel)
-	if !ok {
-		return plain
-	}
-	return streamingModel{ModelFunc: plain, open: stream(s)}
+// modelMiddleware is an agentkit.ModelMiddleware made of its two functions.
+type modelMiddleware struct {
+	call   func(next agentkit.CallFunc) agentkit.CallFunc
+	stream func(next agentkit.StreamFunc) agentkit.StreamFunc
 }
 
-type streamingModel struct {
-	agentkit.ModelFunc
-	open StreamFunc
-}
-
-func (m streamingModel) CreateChatCompletionStream(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
-	return m.open(ctx, req)
+func (m modelMiddleware) WrapCall(next agentkit.CallFunc) agentkit.CallFunc { return m.call(next) }
+func (m modelMiddleware) WrapStream(next agentkit.StreamFunc) agentkit.StreamFunc {
+	return m.stream(next)
 }
 
 // endStream wraps a Stream to call end once, with the stream's error (nil at its normal

@@ -23,26 +23,27 @@ func ModelTimeout(d time.Duration) agentkit.ModelMiddleware {
 	if d <= 0 {
 		panic(fmt.Sprintf("middleware.ModelTimeout: duration must be positive, got %s", d))
 	}
-	return func(next agentkit.Model) agentkit.Model {
-		plain := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	call := func(next agentkit.CallFunc) agentkit.CallFunc {
+		return func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 			cctx, cancel := context.WithTimeout(ctx, d)
 			defer cancel()
-			resp, err := next.CreateChatCompletion(cctx, req)
+			resp, err := next(cctx, req)
 			return resp, timeoutError(ctx, cctx, d, err)
-		})
-		// A streamed call's deadline covers the whole stream, until it ends or is closed.
-		return withStream(next, plain, func(s agentkit.StreamingModel) StreamFunc {
-			return func(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
-				cctx, cancel := context.WithTimeout(ctx, d)
-				st, err := s.CreateChatCompletionStream(cctx, req)
-				if err != nil {
-					cancel()
-					return nil, timeoutError(ctx, cctx, d, err)
-				}
-				return &timeoutStream{endStream: endStream{Stream: st, end: func(error, int) { cancel() }}, ctx: ctx, cctx: cctx, d: d}, nil
-			}
-		})
+		}
 	}
+	// A streamed call's deadline covers the whole stream, until it ends or is closed.
+	stream := func(next agentkit.StreamFunc) agentkit.StreamFunc {
+		return func(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
+			cctx, cancel := context.WithTimeout(ctx, d)
+			st, err := next(cctx, req)
+			if err != nil {
+				cancel()
+				return nil, timeoutError(ctx, cctx, d, err)
+			}
+			return &timeoutStream{endStream: endStream{Stream: st, end: func(error, int) { cancel() }}, ctx: ctx, cctx: cctx, d: d}, nil
+		}
+	}
+	return modelMiddleware{call: call, stream: stream}
 }
 
 // timeoutError marks err as the timeout's when ModelTimeout's deadline, not the run's, ended

@@ -23,7 +23,7 @@ func TestModelTimeout(t *testing.T) {
 		return openai.ChatCompletionResponse{}, ctx.Err()
 	})
 	t.Run("deadline passes", func(t *testing.T) {
-		_, err := middleware.ModelTimeout(20*time.Millisecond)(slow).CreateChatCompletion(context.Background(), chatReq)
+		_, err := wrap(middleware.ModelTimeout(20*time.Millisecond), slow).CreateChatCompletion(context.Background(), chatReq)
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "timed out after 20ms") {
 			t.Errorf("err %v", err)
 		}
@@ -31,7 +31,7 @@ func TestModelTimeout(t *testing.T) {
 	t.Run("run canceled is not a timeout", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(10*time.Millisecond, cancel)
-		_, err := middleware.ModelTimeout(time.Hour)(slow).CreateChatCompletion(ctx, chatReq)
+		_, err := wrap(middleware.ModelTimeout(time.Hour), slow).CreateChatCompletion(ctx, chatReq)
 		if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "timed out") {
 			t.Errorf("err %v", err)
 		}
@@ -43,7 +43,7 @@ func TestModelTimeout(t *testing.T) {
 			}
 			return openai.ChatCompletionResponse{ID: "ok"}, nil
 		})
-		resp, err := middleware.ModelTimeout(time.Minute)(fast).CreateChatCompletion(context.Background(), chatReq)
+		resp, err := wrap(middleware.ModelTimeout(time.Minute), fast).CreateChatCompletion(context.Background(), chatReq)
 		if err != nil || resp.ID != "ok" {
 			t.Errorf("%v %v", resp.ID, err)
 		}
@@ -73,12 +73,12 @@ func TestModelTimeoutInsideRetry(t *testing.T) {
 	var s sleeps
 	var first error
 	m := agentkit.Model(client(t, srv.URL, true))
-	m = middleware.ModelTimeout(500 * time.Millisecond)(m)
-	m = middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: s.sleep, OnRetry: func(_ context.Context, n int, err error, _ time.Duration) {
+	m = wrap(middleware.ModelTimeout(500*time.Millisecond), m)
+	m = agentkit.WrapModel(m, middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: s.sleep, OnRetry: func(_ context.Context, n int, err error, _ time.Duration) {
 		if n == 1 {
 			first = err
 		}
-	}})(m)
+	}}))
 	resp, err := m.CreateChatCompletion(context.Background(), chatReq)
 	if err != nil || resp.Choices[0].Message.Content != "你好" || n.Load() < 2 {
 		t.Errorf("resp %v err %v after %d requests", resp.Choices, err, n.Load())

@@ -48,14 +48,14 @@ func TestOrderInAgent(t *testing.T) {
 	var got []string
 	log := func(s string) { mu.Lock(); got = append(got, s); mu.Unlock() }
 	modelTrace := func(name string) agentkit.ModelMiddleware {
-		return func(next agentkit.Model) agentkit.Model {
-			return agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return agentkit.CallMiddlewareFunc(func(next agentkit.CallFunc) agentkit.CallFunc {
+			return func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 				log("m" + name + ">")
-				resp, err := next.CreateChatCompletion(ctx, req)
+				resp, err := next(ctx, req)
 				log("<m" + name)
 				return resp, err
-			})
-		}
+			}
+		})
 	}
 	echo := tool.New("echo", "Echo the text.", func(ctx context.Context, in struct {
 		Text string `json:"text"`

@@ -115,18 +115,19 @@ func (t *Tracing) Run() agentkit.RunMiddleware {
 // model can stream (agentkit.StreamingModel), so can the returned one; a streamed call's span
 // ends with its stream.
 func (t *Tracing) Model() agentkit.ModelMiddleware {
-	return func(next agentkit.Model) agentkit.Model {
-		m := tracedModel{t: t, next: next}
-		if s, ok := next.(agentkit.StreamingModel); ok {
-			return tracedStreamingModel{tracedModel: m, stream: s}
-		}
-		return m
+	call := func(next agentkit.CallFunc) agentkit.CallFunc {
+		return tracedModel{t: t, next: next}.call
 	}
+	stream := func(next agentkit.StreamFunc) agentkit.StreamFunc {
+		return tracedModel{t: t, stream: next}.openStream
+	}
+	return modelMiddleware{call: call, stream: stream}
 }
 
 type tracedModel struct {
-	t    *Tracing
-	next agentkit.Model
+	t      *Tracing
+	next   agentkit.CallFunc
+	stream agentkit.StreamFunc
 }
 
 func (m tracedModel) start(ctx context.Context, req openai.ChatCompletionRequest) (context.Context, trace.Span) {
@@ -137,10 +138,10 @@ func (m tracedModel) start(ctx context.Context, req openai.ChatCompletionRequest
 	return m.t.tracer.Start(ctx, "chat "+req.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 }
 
-func (m tracedModel) CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+func (m tracedModel) call(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	ctx, span := m.start(ctx, req)
 	defer span.End()
-	resp, err := m.next.CreateChatCompletion(ctx, req)
+	resp, err := m.next(ctx, req)
 	if err != nil {
 		span.SetAttributes(attribute.String(AttrErrorType, errorType(err)))
 		span.SetStatus(codes.Error, err.Error())
@@ -156,14 +157,9 @@ func (m tracedModel) CreateChatCompletion(ctx context.Context, req openai.ChatCo
 	return resp, nil
 }
 
-type tracedStreamingModel struct {
-	tracedModel
-	stream agentkit.StreamingModel
-}
-
-func (m tracedStreamingModel) CreateChatCompletionStream(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
+func (m tracedModel) openStream(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
 	ctx, span := m.start(ctx, req)
-	s, err := m.stream.CreateChatCompletionStream(ctx, req)
+	s, err := m.stream(ctx, req)
 	if err != nil {
 		span.SetAttributes(attribute.String(AttrErrorType, errorType(err)))
 		span.SetStatus(codes.Error, err.Error())

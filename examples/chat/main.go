@@ -120,12 +120,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		case "/quit":
 			return 0
 		case "/history":
-			h, err := store.Load(ctx, *session, agentkit.LoadOptions{})
+			h, err := store.Load(ctx, *session)
 			if err != nil {
 				fmt.Fprintln(stderr, "chat:", err)
 				return 1
 			}
-			fmt.Fprint(stdout, agentkit.FormatTranscript(h.Messages))
+			fmt.Fprint(stdout, agentkit.FormatTranscript(h))
 			continue
 		}
 		res, err := agent.RunSession(ctx, *session, line)

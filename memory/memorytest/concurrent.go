@@ -33,8 +33,12 @@ func testConcurrentSessions(t *testing.T, m agentkit.Memory) {
 					errs <- err
 					return
 				}
-				for _, opts := range []agentkit.LoadOptions{{}, {RecentTurns: 1}} {
-					if _, err := m.Load(context.Background(), id, opts); err != nil {
+				if _, err := m.Load(context.Background(), id); err != nil {
+					errs <- err
+					return
+				}
+				if rl, ok := m.(agentkit.RecentLoader); ok {
+					if _, _, err := rl.LoadRecent(context.Background(), id, 1); err != nil {
 						errs <- err
 						return
 					}
@@ -74,11 +78,13 @@ func testConcurrentOneSession(t *testing.T, m agentkit.Memory) {
 				if err := m.Append(context.Background(), "s", turn); err != nil {
 					errs <- err
 				}
-				// Partial loads while the session grows, as runs of it with SessionTurns do.
-				if h, err := m.Load(context.Background(), "s", agentkit.LoadOptions{RecentTurns: 1}); err != nil {
-					errs <- err
-				} else if h.Omitted > 0 && h.CallIDUsed != nil { // RecentTurns checks it is set
-					h.CallIDUsed(context.Background(), "call_0_0")
+				// Partial loads while the session grows, as runs of it with a turn window do.
+				if rl, ok := m.(agentkit.RecentLoader); ok {
+					if _, _, err := rl.LoadRecent(context.Background(), "s", 1); err != nil {
+						errs <- err
+					} else if _, err := rl.CallIDUsed(context.Background(), "s", "call_0_0"); err != nil {
+						errs <- err
+					}
 				}
 			}
 		})
@@ -108,12 +114,12 @@ func testCanceled(t *testing.T, m agentkit.Memory) {
 	if got := load(t, m, "s"); len(got) != 1 {
 		t.Errorf("Append with a canceled context appended: %d messages, want 1", len(got))
 	}
-	if _, err := m.Load(ctx, "s", agentkit.LoadOptions{}); !errors.Is(err, context.Canceled) {
+	if _, err := m.Load(ctx, "s"); !errors.Is(err, context.Canceled) {
 		t.Errorf("Load with a canceled context = %v, want an error wrapping context.Canceled", err)
 	}
 	dctx, dcancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer dcancel()
-	if _, err := m.Load(dctx, "s", agentkit.LoadOptions{}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := m.Load(dctx, "s"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Load past its deadline = %v, want an error wrapping context.DeadlineExceeded", err)
 	}
 }

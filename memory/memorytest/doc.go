@@ -18,9 +18,9 @@
 // caller's to change as RunSession does: insert at its front, append to it, change any
 // message.
 //
-// A store may ignore agentkit.LoadOptions.RecentTurns and load whole sessions. When it
-// leaves messages out, Run checks that it loads the session's beginning up to the first user
-// message and at least the latest RecentTurns turns, cut between turns; that Omitted counts
-// the rest; that CallIDUsed knows the call ids left out, also while the session grows; and
-// that partial loads are safe from concurrent goroutines.
+// When the store is an agentkit.RecentLoader, Run checks that LoadRecent loads the session's
+// beginning up to the first user message and at least the latest turns asked for, cut
+// between turns; that the count it returns is what it left out; that CallIDUsed knows the
+// call ids left out, also while the session grows; and that partial loads are safe from
+// concurrent goroutines.
 package memorytest

@@ -76,14 +76,11 @@ func Step(id string, n int) []openai.ChatCompletionMessage {
 
 func load(t *testing.T, m agentkit.Memory, session string) []openai.ChatCompletionMessage {
 	t.Helper()
-	got, err := m.Load(context.Background(), session, agentkit.LoadOptions{})
+	got, err := m.Load(context.Background(), session)
 	if err != nil {
 		t.Fatalf("Load(%q): %v", session, err)
 	}
-	if got.Omitted != 0 {
-		t.Fatalf("Load(%q) with zero LoadOptions left out %d messages, want the whole session", session, got.Omitted)
-	}
-	return got.Messages
+	return got
 }
 
 func appendOK(t *testing.T, m agentkit.Memory, session string, msgs ...openai.ChatCompletionMessage) {
@@ -94,14 +91,12 @@ func appendOK(t *testing.T, m agentkit.Memory, session string, msgs ...openai.Ch
 }
 
 func testUnknownSession(t *testing.T, m agentkit.Memory) {
-	for _, opts := range []agentkit.LoadOptions{{}, {RecentTurns: 2}} {
-		got, err := m.Load(context.Background(), "never-used", opts)
-		if err != nil {
-			t.Fatalf("Load of an unknown session with %+v: %v, want no error", opts, err)
-		}
-		if len(got.Messages) != 0 || got.Omitted != 0 {
-			t.Fatalf("Load of an unknown session with %+v = %d messages, %d omitted, want none", opts, len(got.Messages), got.Omitted)
-		}
+	got, err := m.Load(context.Background(), "never-used")
+	if err != nil {
+		t.Fatalf("Load of an unknown session: %v, want no error", err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("Load of an unknown session = %d messages, want none", len(got))
 	}
 }
 

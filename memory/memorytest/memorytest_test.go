@@ -25,48 +25,54 @@ type flawed struct {
 	m    map[string][]openai.ChatCompletionMessage
 }
 
-func (s *flawed) Load(ctx context.Context, session string, opts agentkit.LoadOptions) (agentkit.History, error) {
+func (s *flawed) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
+	return s.load(ctx, session)
+}
+
+// LoadRecent is the partial load of the flaws about it; the others load everything.
+func (s *flawed) LoadRecent(ctx context.Context, session string, turns int) ([]openai.ChatCompletionMessage, int, error) {
 	msgs, err := s.load(ctx, session)
-	if err != nil || opts.RecentTurns <= 0 {
-		return agentkit.History{Messages: msgs}, err
+	if err != nil {
+		return nil, 0, err
 	}
-	// The partial loads of the flaws about RecentTurns; the others load everything.
 	var users []int
 	for i, m := range msgs {
 		if m.Role == openai.ChatMessageRoleUser {
 			users = append(users, i)
 		}
 	}
-	if len(users)-1 <= opts.RecentTurns {
-		return agentkit.History{Messages: msgs}, nil
+	if len(users)-1 <= turns {
+		return msgs, 0, nil
 	}
-	first, from := users[0], users[len(users)-opts.RecentTurns]
-	ids := map[string]bool{}
-	for _, m := range msgs[first+1 : from] {
-		for _, c := range m.ToolCalls {
-			ids[c.ID] = true
-		}
-	}
-	used := func(_ context.Context, id string) bool { return ids[id] }
+	first, from := users[0], users[len(users)-turns]
 	switch s.flaw {
-	case "omits without CallIDUsed":
-		used = nil
-	case "CallIDUsed knows only what it loaded":
-		used = func(context.Context, string) bool { return false }
 	case "omits the first user message":
 		first--
 	case "omits too many turns":
-		if opts.RecentTurns == 1 {
-			return agentkit.History{Messages: msgs}, nil
+		if turns == 1 {
+			return msgs, 0, nil
 		}
-		from = users[len(users)-opts.RecentTurns+1]
+		from = users[len(users)-turns+1]
 	case "cuts inside a turn":
 		from++
-	default:
-		return agentkit.History{Messages: msgs}, nil
 	}
 	out := append(append([]openai.ChatCompletionMessage(nil), msgs[:first+1]...), msgs[from:]...)
-	return agentkit.History{Messages: out, Omitted: from - first - 1, CallIDUsed: used}, nil
+	return out, from - first - 1, nil
+}
+
+func (s *flawed) CallIDUsed(ctx context.Context, session, id string) (bool, error) {
+	if s.flaw == "CallIDUsed knows only what it loaded" {
+		return false, nil
+	}
+	msgs, err := s.load(ctx, session)
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if c.ID == id {
+				return true, err
+			}
+		}
+	}
+	return false, err
 }
 
 func (s *flawed) load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
@@ -158,7 +164,6 @@ var flaws = map[string]string{ // flaw → the subtest that must catch it
 	"grants a held session":       "Locker",
 	"pools tool calls uncapped":   "LoadedSliceIsTheCallers",
 
-	"omits without CallIDUsed":             "RecentTurns",
 	"CallIDUsed knows only what it loaded": "RecentTurns",
 	"omits the first user message":         "RecentTurns",
 	"omits too many turns":                 "RecentTurns",

@@ -27,11 +27,15 @@ func recentSession(head []openai.ChatCompletionMessage, turns int) []openai.Chat
 	return msgs
 }
 
-// testRecentTurns checks Load with LoadOptions.RecentTurns: a store may ignore it and load
-// everything; when it leaves messages out, what it loads must be the session's beginning
-// (through the first user message) and its latest turns, at least RecentTurns of them, and
-// CallIDUsed must know the ids of what it left out.
+// testRecentTurns checks agentkit.RecentLoader, when m implements it: what LoadRecent loads
+// must be the session's beginning (through the first user message) and its latest turns, at
+// least as many as asked for, Omitted must count what it left out, and CallIDUsed must know
+// the ids of what it left out, also while the session grows.
 func testRecentTurns(t *testing.T, m agentkit.Memory) {
+	rl, ok := m.(agentkit.RecentLoader)
+	if !ok {
+		t.Skip("the Memory is not an agentkit.RecentLoader")
+	}
 	ctx := context.Background()
 	sessions := []struct {
 		id   string
@@ -46,35 +50,38 @@ func testRecentTurns(t *testing.T, m agentkit.Memory) {
 		appendOK(t, m, s.id, full...)
 		first := len(s.head)
 		for _, recent := range []int{1, 2, turns - 1, turns, turns + 1, 100} {
-			got, err := m.Load(ctx, s.id, agentkit.LoadOptions{RecentTurns: recent})
+			got, omitted, err := rl.LoadRecent(ctx, s.id, recent)
 			if err != nil {
-				t.Fatalf("session %s, Load with RecentTurns %d: %v", s.id, recent, err)
+				t.Fatalf("session %s, LoadRecent %d: %v", s.id, recent, err)
 			}
-			what := "session " + s.id + ", Load with RecentTurns " + strconv.Itoa(recent)
-			checkRecent(t, what, full, first, recent, got)
-			if recent >= turns+1 && got.Omitted != 0 {
-				t.Errorf("%s: left out %d messages of a session of %d turns", what, got.Omitted, turns+1)
+			what := "session " + s.id + ", LoadRecent " + strconv.Itoa(recent)
+			checkRecent(t, what, rl, s.id, full, first, recent, got, omitted)
+			if recent >= turns+1 && omitted != 0 {
+				t.Errorf("%s: left out %d messages of a session of %d turns", what, omitted, turns+1)
 			}
 		}
 	}
+	if msgs, omitted, err := rl.LoadRecent(ctx, "unknown", 2); err != nil || len(msgs) != 0 || omitted != 0 {
+		t.Errorf("LoadRecent of an unknown session = %d messages, %d omitted, %v; want none, 0, nil", len(msgs), omitted, err)
+	}
 
-	// What is loaded is the caller's, and CallIDUsed stays usable while the session grows.
+	// What is loaded is the caller's, and CallIDUsed stays right while the session grows.
 	full := recentSession(nil, turns)
-	got, err := m.Load(ctx, "plain", agentkit.LoadOptions{RecentTurns: 1})
+	got, omitted, err := rl.LoadRecent(ctx, "plain", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range got.Messages {
-		got.Messages[i].Content = "changed"
-		for j := range got.Messages[i].ToolCalls {
-			got.Messages[i].ToolCalls[j].ID = "changed"
+	for i := range got {
+		got[i].Content = "changed"
+		for j := range got[i].ToolCalls {
+			got[i].ToolCalls[j].ID = "changed"
 		}
 	}
 	if diff := cmp.Diff(full, load(t, m, "plain"), equal); diff != "" {
 		t.Fatalf("changing a partly loaded history changed the store (-want +got):\n%s", diff)
 	}
-	if got.Omitted == 0 {
-		return // the store loads everything: nothing more to check
+	if omitted == 0 {
+		t.Fatalf("LoadRecent 1 of a session of %d turns left nothing out", turns+1)
 	}
 	var wg sync.WaitGroup
 	for w := range 4 {
@@ -84,32 +91,32 @@ func testRecentTurns(t *testing.T, m agentkit.Memory) {
 				if err := m.Append(ctx, "plain", append([]openai.ChatCompletionMessage{User("more")}, step...)); err != nil {
 					t.Errorf("Append while CallIDUsed is used: %v", err)
 				}
-				if !got.CallIDUsed(context.Background(), "call_first_0") {
-					t.Error("CallIDUsed(call_first_0) = false while the session grows")
+				if used, err := rl.CallIDUsed(ctx, "plain", "call_first_0"); !used || err != nil {
+					t.Errorf("CallIDUsed(call_first_0) = %v, %v while the session grows, want true, nil", used, err)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if got.CallIDUsed(context.Background(), "call_unknown") {
-		t.Error("CallIDUsed(call_unknown) = true after the session grew, want false")
+	if used, err := rl.CallIDUsed(ctx, "plain", "call_unknown"); used || err != nil {
+		t.Errorf("CallIDUsed(call_unknown) = %v, %v after the session grew, want false, nil", used, err)
 	}
 }
 
 // checkRecent checks one partial load of full, whose first user message is at first.
-func checkRecent(t *testing.T, what string, full []openai.ChatCompletionMessage, first, recent int, got agentkit.History) {
+func checkRecent(t *testing.T, what string, rl agentkit.RecentLoader, session string, full []openai.ChatCompletionMessage, first, recent int, got []openai.ChatCompletionMessage, omitted int) {
 	t.Helper()
-	if got.Omitted < 0 || got.Omitted > len(full)-first-1 {
-		t.Fatalf("%s: Omitted = %d, out of range for a session of %d messages", what, got.Omitted, len(full))
+	if omitted < 0 || omitted > len(full)-first-1 {
+		t.Fatalf("%s: omitted %d, out of range for a session of %d messages", what, omitted, len(full))
 	}
-	want := append(append([]openai.ChatCompletionMessage(nil), full[:first+1]...), full[first+1+got.Omitted:]...)
-	if diff := cmp.Diff(want, got.Messages, equal); diff != "" {
-		t.Fatalf("%s: with Omitted %d, Messages are not the session's beginning and end (-want +got):\n%s", what, got.Omitted, diff)
+	want := append(append([]openai.ChatCompletionMessage(nil), full[:first+1]...), full[first+1+omitted:]...)
+	if diff := cmp.Diff(want, got, equal); diff != "" {
+		t.Fatalf("%s: with %d omitted, the messages are not the session's beginning and end (-want +got):\n%s", what, omitted, diff)
 	}
-	if got.Omitted == 0 {
+	if omitted == 0 {
 		return
 	}
-	rest := full[first+1+got.Omitted:]
+	rest := full[first+1+omitted:]
 	if rest[0].Role != openai.ChatMessageRoleUser {
 		t.Fatalf("%s: the loaded end begins with a %s message, want a user message (a turn's start)", what, rest[0].Role)
 	}
@@ -122,20 +129,18 @@ func checkRecent(t *testing.T, what string, full []openai.ChatCompletionMessage,
 	if users < recent {
 		t.Fatalf("%s: loaded the latest %d turns, want at least %d", what, users, recent)
 	}
-	if got.CallIDUsed == nil {
-		t.Fatalf("%s: left out %d messages and gave no CallIDUsed", what, got.Omitted)
-	}
-	for _, msg := range full[first+1 : first+1+got.Omitted] {
+	ctx := context.Background()
+	for _, msg := range full[first+1 : first+1+omitted] {
 		for _, c := range msg.ToolCalls {
-			if !got.CallIDUsed(context.Background(), c.ID) {
-				t.Errorf("%s: CallIDUsed(%q) = false for a call left out", what, c.ID)
+			if used, err := rl.CallIDUsed(ctx, session, c.ID); !used || err != nil {
+				t.Errorf("%s: CallIDUsed(%q) = %v, %v for a call left out, want true, nil", what, c.ID, used, err)
 			}
 		}
 	}
-	if got.CallIDUsed(context.Background(), "call_unknown") {
-		t.Errorf("%s: CallIDUsed(call_unknown) = true, want false", what)
+	if used, err := rl.CallIDUsed(ctx, session, "call_unknown"); used || err != nil {
+		t.Errorf("%s: CallIDUsed(call_unknown) = %v, %v, want false, nil", what, used, err)
 	}
-	if err := agentkit.ValidateHistory(got.Messages); err != nil {
+	if err := agentkit.ValidateHistory(got); err != nil {
 		t.Errorf("%s: the loaded part of a valid session is not valid: %v", what, err)
 	}
 }

@@ -12,13 +12,48 @@ import (
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
 )
 
-// TestStrategyViewArgumentsChecked (a passing regression test): a
+// A strategy's view is checked whole before every request, also when it is the transcript
+// itself: one that breaks its contract by editing an old message in place (here, emptying
+// an old tool result, which providers reject) is refused with ErrInvalidHistory, and the
+// model is never sent the broken history.
+func TestStrategyEditingInPlaceIsStillChecked(t *testing.T) {
+	history := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: "task"},
+		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "c1", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "noop", Arguments: "{}"}}}},
+		{Role: openai.ChatMessageRoleTool, ToolCallID: "c1", Content: "a long result"},
+		{Role: openai.ChatMessageRoleAssistant, Content: "ok"},
+		{Role: openai.ChatMessageRoleUser, Content: "next"},
+	}
+	clearInPlace := agentkit.ContextStrategyFunc(func(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+		for i := range msgs {
+			if msgs[i].Role == openai.ChatMessageRoleTool && i < len(msgs)-1 {
+				msgs[i].Content = "" // breaks "must not modify msgs"
+			}
+		}
+		return msgs, nil
+	})
+	var sentInvalid error
+	model := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		if err := agentkit.ValidateHistory(req.Messages); err != nil && sentInvalid == nil {
+			sentInvalid = err
+		}
+		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "answer"}}}}, nil
+	})
+	a := agentkit.New(model, &agentkit.Options{Context: clearInPlace})
+	_, err := a.RunMessages(context.Background(), history)
+	if sentInvalid != nil {
+		t.Errorf("the model was sent an invalid history: %v", sentInvalid)
+	}
+	if !errors.Is(err, agentkit.ErrInvalidHistory) {
+		t.Errorf("err = %v, want ErrInvalidHistory", err)
+	}
+}
+
+// TestStrategyViewArgumentsChecked: a
 // ContextStrategy's result must pass ValidateHistory and the loop checks it (the
 // ContextStrategy doc). A strategy that clears old tool call arguments to save tokens, writing
 // text that is not a JSON object, breaks rule 4: the run stops with ErrInvalidHistory before
-// the request. Commit 01233dc checked the view without its arguments, so the request went out
-// with arguments that providers such as Qwen reject (this test failed); 80324d6 restored the
-// full check.
+// the request: providers such as Qwen reject such arguments.
 func TestStrategyViewArgumentsChecked(t *testing.T) {
 	history := []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleUser, Content: "weather?"},
