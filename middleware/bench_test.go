@@ -64,8 +64,8 @@ func BenchmarkBare(b *testing.B) {
 	benchCall(b, func(context.Context, tool.Call) tool.Result { return tool.Text("晴，26℃") })
 }
 
-// BenchmarkTimeout is Timeout alone: a context, a goroutine and a channel per call, and a
-// place in the deadline list that one timer serves.
+// BenchmarkTimeout is Timeout alone: a context.WithTimeout, a goroutine and a channel per
+// call.
 func BenchmarkTimeout(b *testing.B) {
 	benchCall(b, middleware.Timeout(10*time.Second)(func(context.Context, tool.Call) tool.Result { return tool.Text("晴，26℃") }))
 }
