@@ -76,7 +76,7 @@ func ExampleRetryAfterTransport() {
 	cfg.HTTPClient = &http.Client{Transport: middleware.RetryAfterTransport(nil)}
 	model := middleware.ModelRetry(&middleware.ModelRetryOptions{
 		Sleep: func(ctx context.Context, d time.Duration) error {
-			fmt.Println("waiting", d) // a real Sleep would wait; the example does not
+			fmt.Println("waiting", d) // the default would wait; the example does not
 			return nil
 		},
 	})(openai.NewClientWithConfig(cfg))
