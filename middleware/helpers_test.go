@@ -105,3 +105,23 @@ func mustPanic(t *testing.T, name string, f func()) {
 }
 
 func errUnexpectedEOF() error { return io.ErrUnexpectedEOF }
+
+// repairedTransfer is arguments of transferTool that need a repair (a markdown fence, a
+// trailing comma) and are valid after it.
+const repairedTransfer = "```json\n{\"account\": \"12345678\", \"amount\": 10, \"currency\": \"CNY\",}\n```"
+
+// clip shortens s for a failure message.
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:100] + "…" + s[len(s)-100:]
+	}
+	return s
+}
+
+// dispatch stands for the agent loop's innermost handler.
+func dispatch(ctx context.Context, c tool.Call) tool.Result {
+	if c.Tool == nil {
+		return tool.Failure(tool.KindUnknownTool, errors.New("unknown tool "+c.Name))
+	}
+	return c.Tool.Handle(ctx, c)
+}
