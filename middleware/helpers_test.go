@@ -12,7 +12,7 @@ import (
 	"github.com/toolcall/toolcall/tool"
 )
 
-// echoTool returns a tool whose function returns out (or err), recording its calls.
+// recorder records the arguments a tool's function received.
 type recorder struct {
 	mu    sync.Mutex
 	calls []string // the arguments the function received
