@@ -19,8 +19,8 @@ type ApproveOptions struct {
 //
 // The arguments are repaired and validated first: a call the tool would refuse gets the
 // tool's own invalid-arguments result and never reaches the approver. The approver sees the
-// call with Arguments replaced by the validated JSON object, the exact values the tool would
-// run with. Then:
+// call with Arguments replaced by the validated JSON object ([tool.Tool.Arguments]), the
+// exact values the tool would run with, never the raw text. Then:
 //
 //   - approved (true, nil): the call runs;
 //   - declined (false, nil): a [tool.KindDenied] result tells the model the user declined

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/toolcall/toolcall/middleware"
 	"github.com/toolcall/toolcall/tool"
 )
@@ -87,4 +89,27 @@ func TestApprove(t *testing.T) {
 
 func TestApprovePanicsOnNil(t *testing.T) {
 	mustPanic(t, "Approve(nil)", func() { middleware.Approve(nil, nil) })
+}
+
+// TestApproveShowsValidatedArguments: the approver sees exactly the arguments Tool.Arguments
+// returns for a repaired call, and the call it approves runs with its repair noted.
+func TestApproveShowsValidatedArguments(t *testing.T) {
+	var rec recorder
+	tr := transferTool(&rec)
+	want, _, err := tr.Arguments(repairedTransfer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	approver := func(_ context.Context, c tool.Call) (bool, error) {
+		got = append(got, c.Arguments)
+		return true, nil
+	}
+	res := middleware.Approve(approver, nil)(tr.Handle)(context.Background(), call(tr, repairedTransfer))
+	if res.Failed() || res.Repair == "" {
+		t.Fatalf("got %q %q, repair %q: want a success with its repair noted", res.Kind, res.Content, res.Repair)
+	}
+	if diff := cmp.Diff([]string{string(want)}, got); diff != "" {
+		t.Errorf("the approver saw (-want +got):\n%s", diff)
+	}
 }

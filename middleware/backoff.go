@@ -17,8 +17,8 @@ type backoff struct {
 	sleep     func(ctx context.Context, d time.Duration) error
 }
 
-func newBackoff(attempts int, base, maxDelay time.Duration, rnd func() float64, sleep func(context.Context, time.Duration) error, defBase, defMax time.Duration) backoff {
-	b := backoff{attempts: attempts, base: base, max: maxDelay, rand: rnd, sleep: sleep}
+func newBackoff(attempts int, base, maxDelay time.Duration, rnd func() float64, wait func(context.Context, time.Duration) error, defBase, defMax time.Duration) backoff {
+	b := backoff{attempts: attempts, base: base, max: maxDelay, rand: rnd, sleep: wait}
 	if b.attempts <= 0 {
 		b.attempts = 3
 	}
@@ -35,7 +35,7 @@ func newBackoff(attempts int, base, maxDelay time.Duration, rnd func() float64, 
 		b.rand = rand.Float64 // goroutine-safe, and not ours: no state in this package
 	}
 	if b.sleep == nil {
-		b.sleep = Sleep
+		b.sleep = sleep
 	}
 	return b
 }
@@ -51,9 +51,10 @@ func (b backoff) delay(n int) time.Duration {
 	return half + time.Duration(b.rand()*float64(d-half))
 }
 
-// Sleep waits for d or until ctx is done, whichever comes first, and returns ctx.Err() in the
-// second case. It is the default Sleep of [RetryOptions] and [ModelRetryOptions].
-func Sleep(ctx context.Context, d time.Duration) error {
+// sleep waits for d or until ctx is done, whichever comes first, and returns ctx.Err() in the
+// second case: the default wait of Retry and ModelRetry (RetryOptions.Sleep and
+// ModelRetryOptions.Sleep nil).
+func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

@@ -25,7 +25,13 @@ func benchChain(logger *slog.Logger) tool.Handler {
 
 func benchCall(b *testing.B, h tool.Handler) {
 	ctx := middleware.WithAllowedTools(context.Background(), "get_weather")
-	c := tool.Call{ID: "call_1", Name: "get_weather", Arguments: `{"city":"北京","password":"x"}`, Tool: &tool.Tool{}}
+	weather := tool.New("get_weather", "Weather.", func(ctx context.Context, in struct {
+		City     string `json:"city"`
+		Password string `json:"password"`
+	}) (string, error) {
+		return "晴，26℃", nil
+	})
+	c := tool.Call{ID: "call_1", Name: "get_weather", Arguments: `{"city":"北京","password":"x"}`, Tool: weather}
 	b.ReportAllocs()
 	for b.Loop() {
 		if res := h(ctx, c); res.Content != "晴，26℃" {
@@ -64,8 +70,8 @@ func BenchmarkBare(b *testing.B) {
 	benchCall(b, func(context.Context, tool.Call) tool.Result { return tool.Text("晴，26℃") })
 }
 
-// BenchmarkTimeout is Timeout alone: a context, a goroutine and a channel per call, and a
-// place in the deadline list that one timer serves.
+// BenchmarkTimeout is Timeout alone: a context.WithTimeout, a goroutine and a channel per
+// call.
 func BenchmarkTimeout(b *testing.B) {
 	benchCall(b, middleware.Timeout(10*time.Second)(func(context.Context, tool.Call) tool.Result { return tool.Text("晴，26℃") }))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -35,7 +36,9 @@ func OneOf(path string, values ...any) Rule {
 		if err != nil {
 			panic(fmt.Sprintf("middleware.OneOf %q: value %v: %v", path, v, err))
 		}
-		allowed[i] = decodeAny(b)
+		if allowed[i], err = decodeAny(b); err != nil {
+			panic(fmt.Sprintf("middleware.OneOf %q: value %v: %v", path, v, err))
+		}
 		shown[i] = string(b)
 	}
 	list := strings.Join(shown, ", ")
@@ -82,9 +85,9 @@ func Range(path string, lo, hi float64) Rule {
 	}}
 }
 
-// RuleFunc returns a Rule that runs f on the validated arguments (one JSON object). A non-nil
-// error refuses the call; its message is what the model reads, so say what is wrong and what
-// would be accepted.
+// RuleFunc returns a Rule that runs f on the validated arguments (one JSON object, the text
+// [tool.Tool.Arguments] returns; call.Arguments is the same text). A non-nil error refuses the
+// call; its message is what the model reads, so say what is wrong and what would be accepted.
 func RuleFunc(f func(ctx context.Context, call tool.Call, args json.RawMessage) error) Rule {
 	return Rule{fn: f}
 }
@@ -92,15 +95,18 @@ func RuleFunc(f func(ctx context.Context, call tool.Call, args json.RawMessage) 
 // Check applies rules to the calls of the tool named toolName (every tool when toolName is
 // ""). The arguments are first repaired and validated against the schema (as the tool would);
 // arguments the schema refuses get the same result the tool would give, without any rule
-// running. Then the rules run in order, and the first that fails refuses the call with a
-// [tool.KindDenied] result carrying its message:
+// running. Then the rules run in order on the validated arguments — exactly what
+// [tool.Tool.Arguments] returns, never the raw text — and the first that fails refuses the
+// call with a [tool.KindDenied] result carrying its message:
 //
 //	middleware.Check("transfer",
 //		middleware.OneOf("currency", "CNY", "USD"),
 //		middleware.Range("amount", 0.01, 1000),
 //		middleware.Pattern("account", `^[0-9]{8,20}$`))
 //
-// Calls to tools that do not exist pass through.
+// Field rules decode the arguments at most 64 levels deep (the tool's own bound); deeper
+// arguments are refused, since they cannot be checked. Calls to tools that do not exist pass
+// through.
 func Check(toolName string, rules ...Rule) tool.Middleware {
 	rules = append([]Rule(nil), rules...)
 	return func(next tool.Handler) tool.Handler {
@@ -112,38 +118,43 @@ func Check(toolName string, rules ...Rule) tool.Middleware {
 			if fail != nil {
 				return *fail
 			}
-			var decoded any
-			for _, r := range rules {
-				var err error
-				switch {
-				case r.fn != nil:
-					err = r.fn(ctx, call, args)
-				case r.field != nil:
-					if decoded == nil {
-						decoded = decodeAny(args)
-					}
-					if v, ok := lookupPath(decoded, r.path); ok {
-						err = r.field(v)
-					}
-				}
-				if err != nil {
-					res := refuse(call, err.Error()+". Call again only with arguments that satisfy this, if the user's request allows it.")
-					res.Err = fmt.Errorf("middleware: call to %s denied: %w", call.Name, err)
-					return res
-				}
+			if err := checkRules(ctx, call, args, rules); err != nil {
+				res := refuse(call, err.Error()+". Call again only with arguments that satisfy this, if the user's request allows it.")
+				res.Err = fmt.Errorf("middleware: call to %s denied: %w", call.Name, err)
+				return res
 			}
 			return next(ctx, call)
 		}
 	}
 }
 
-// decodeAny decodes JSON already known to be valid, keeping numbers as json.Number.
-func decodeAny(b []byte) any {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	_ = dec.Decode(&v) // callers pass valid JSON
-	return v
+// checkRules runs rules in order on the validated arguments args, with call.Arguments set to
+// them, and returns the first failure.
+func checkRules(ctx context.Context, call tool.Call, args json.RawMessage, rules []Rule) error {
+	call.Arguments = string(args)
+	var decoded any
+	for _, r := range rules {
+		var err error
+		switch {
+		case r.fn != nil:
+			err = r.fn(ctx, call, args)
+		case r.field != nil:
+			if decoded == nil {
+				if decoded, err = decodeAny(args); errors.Is(err, errTooDeep) {
+					return fmt.Errorf("the arguments nest deeper than %d levels, too deep to check", argumentsMaxDepth)
+				} else if err != nil {
+					return fmt.Errorf("the arguments could not be checked: %w", err)
+				}
+			}
+			if v, ok := lookupPath(decoded, r.path); ok {
+				err = r.field(v)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // jsonEqual compares decoded JSON values, numbers by value.

@@ -63,6 +63,19 @@
 // Middleware that shortens or rewrites content keeps the tool's own output in
 // Result.Original, which the run's record holds.
 //
+// Middleware that reads arguments ([Check], [Approve], [Log]) sees the validated arguments,
+// exactly as tool.Tool.Arguments returns them (repaired, one JSON object: what the tool runs
+// with), never the raw text the model sent. Check and Approve give a call the tool would
+// refuse the tool's own result; Log shows such a call's raw text, cut, only when
+// LogOptions.Redact is empty, and never parses it. Every JSON value this package parses is
+// bounded in size and nesting, so no input can exhaust the stack: arguments by the tool's
+// ArgumentLimit and 64 levels, the results [Structure] rewrites by 1 MiB and 32 levels
+// (larger or deeper ones pass through unchanged).
+//
+// [Timeout] runs the rest of the chain in a goroutine, on a context.WithTimeout context, and
+// answers at the deadline even if the tool ignores its context; such a tool's goroutine is
+// abandoned, the one exception to agentkit's Run waiting for every goroutine it starts.
+//
 // Model middleware wraps agentkit.Model in the same way, first listed outermost. With
 // ModelRetry outside ModelTimeout each attempt has its own deadline and a timed-out attempt
 // is retried. For ModelRetry to honor the Retry-After header of a 429 or 503 from an

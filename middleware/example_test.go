@@ -77,7 +77,7 @@ func ExampleRetryAfterTransport() {
 	cfg.HTTPClient = &http.Client{Transport: middleware.RetryAfterTransport(nil)}
 	model := agentkit.WrapModel(openai.NewClientWithConfig(cfg), middleware.ModelRetry(&middleware.ModelRetryOptions{
 		Sleep: func(ctx context.Context, d time.Duration) error {
-			fmt.Println("waiting", d) // a real Sleep would wait; the example does not
+			fmt.Println("waiting", d) // the default would wait; the example does not
 			return nil
 		},
 	}))

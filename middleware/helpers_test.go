@@ -13,7 +13,7 @@ import (
 	"github.com/toolcall/toolcall/tool"
 )
 
-// echoTool returns a tool whose function returns out (or err), recording its calls.
+// recorder records the arguments a tool's function received.
 type recorder struct {
 	mu    sync.Mutex
 	calls []string // the arguments the function received
@@ -110,4 +110,24 @@ func errUnexpectedEOF() error { return io.ErrUnexpectedEOF }
 // wrap returns m wrapped in mw, as an Agent wraps its model.
 func wrap(mw agentkit.ModelMiddleware, m agentkit.Model) agentkit.Model {
 	return agentkit.WrapModel(m, mw)
+}
+
+// repairedTransfer is arguments of transferTool that need a repair (a markdown fence, a
+// trailing comma) and are valid after it.
+const repairedTransfer = "```json\n{\"account\": \"12345678\", \"amount\": 10, \"currency\": \"CNY\",}\n```"
+
+// clip shortens s for a failure message.
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:100] + "…" + s[len(s)-100:]
+	}
+	return s
+}
+
+// dispatch stands for the agent loop's innermost handler.
+func dispatch(ctx context.Context, c tool.Call) tool.Result {
+	if c.Tool == nil {
+		return tool.Failure(tool.KindUnknownTool, errors.New("unknown tool "+c.Name))
+	}
+	return c.Tool.Handle(ctx, c)
 }

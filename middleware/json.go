@@ -19,11 +19,18 @@ type jvalue struct {
 	elems []jvalue // an object's values (parallel to keys), or an array's elements
 }
 
-// parseJSON parses exactly one JSON value.
-func parseJSON(data []byte) (jvalue, error) {
+// argumentsMaxDepth bounds the nesting of the validated arguments Log and Check parse: the
+// tool's own bound, so that only a tool without one can give them deeper arguments. Their
+// size is bounded by the tool's ArgumentLimit, since Tool.Arguments refuses longer text.
+const argumentsMaxDepth = 64
+
+// parseJSON parses exactly one JSON value nested at most maxDepth levels deep (a scalar is at
+// level 0, the elements of a top-level object or array at level 1). The recursion is bounded
+// by maxDepth, never by the input; the caller bounds the input's size.
+func parseJSON(data []byte, maxDepth int) (jvalue, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := parseValue(dec)
+	v, err := parseValue(dec, maxDepth)
 	if err != nil {
 		return jvalue{}, err
 	}
@@ -33,39 +40,38 @@ func parseJSON(data []byte) (jvalue, error) {
 	return v, nil
 }
 
-func parseValue(dec *json.Decoder) (jvalue, error) {
+// errTooDeep is parseJSON's error for a value nested deeper than its bound.
+var errTooDeep = errors.New("JSON value nested too deeply")
+
+func parseValue(dec *json.Decoder, depth int) (jvalue, error) {
 	t, err := dec.Token()
 	if err != nil {
 		return jvalue{}, err
 	}
 	switch x := t.(type) {
 	case json.Delim:
+		if depth <= 0 {
+			return jvalue{}, errTooDeep
+		}
+		v := jvalue{kind: 'a'}
 		if x == '{' {
-			v := jvalue{kind: 'o'}
-			for dec.More() {
+			v.kind = 'o'
+		}
+		for dec.More() {
+			if v.kind == 'o' {
 				k, err := dec.Token()
 				if err != nil {
 					return jvalue{}, err
 				}
-				e, err := parseValue(dec)
-				if err != nil {
-					return jvalue{}, err
-				}
 				v.keys = append(v.keys, k.(string))
-				v.elems = append(v.elems, e)
 			}
-			_, err := dec.Token() // '}'
-			return v, err
-		}
-		v := jvalue{kind: 'a'}
-		for dec.More() {
-			e, err := parseValue(dec)
+			e, err := parseValue(dec, depth-1)
 			if err != nil {
 				return jvalue{}, err
 			}
 			v.elems = append(v.elems, e)
 		}
-		_, err := dec.Token() // ']'
+		_, err := dec.Token() // '}' or ']'
 		return v, err
 	case string:
 		return jvalue{kind: 's', text: x}, nil
@@ -76,6 +82,42 @@ func parseValue(dec *json.Decoder) (jvalue, error) {
 	default: // nil
 		return jvalue{kind: 'z', text: "null"}, nil
 	}
+}
+
+// decodeAny decodes validated arguments (size bounded by the tool's limit) as encoding/json
+// with UseNumber would, refusing nesting deeper than argumentsMaxDepth.
+func decodeAny(b []byte) (any, error) {
+	v, err := parseJSON(b, argumentsMaxDepth)
+	if err != nil {
+		return nil, err
+	}
+	return v.toAny(), nil
+}
+
+// toAny returns v as encoding/json decodes into an any with UseNumber (the last of duplicate
+// keys wins).
+func (v jvalue) toAny() any {
+	switch v.kind {
+	case 'o':
+		m := make(map[string]any, len(v.keys))
+		for i, k := range v.keys {
+			m[k] = v.elems[i].toAny()
+		}
+		return m
+	case 'a':
+		a := make([]any, len(v.elems))
+		for i, e := range v.elems {
+			a[i] = e.toAny()
+		}
+		return a
+	case 's':
+		return v.text
+	case 'n':
+		return json.Number(v.text)
+	case 'b':
+		return v.text == "true"
+	}
+	return nil
 }
 
 // appendJSON appends v as compact JSON. The value of every object key for which redact

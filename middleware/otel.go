@@ -20,20 +20,20 @@ import (
 // imported: the GenAI conventions moved out of the main semconv package after v1.41.0, and
 // this package imports only the OTel API.
 const (
-	AttrOperationName     = "gen_ai.operation.name"
-	AttrProviderName      = "gen_ai.provider.name"
-	AttrAgentName         = "gen_ai.agent.name"
-	AttrRequestModel      = "gen_ai.request.model"
-	AttrRequestTemp       = "gen_ai.request.temperature"
-	AttrResponseModel     = "gen_ai.response.model"
-	AttrResponseID        = "gen_ai.response.id"
-	AttrFinishReasons     = "gen_ai.response.finish_reasons"
-	AttrUsageInputTokens  = "gen_ai.usage.input_tokens"
-	AttrUsageOutputTokens = "gen_ai.usage.output_tokens"
-	AttrToolName          = "gen_ai.tool.name"
-	AttrToolCallID        = "gen_ai.tool.call.id"
-	AttrToolType          = "gen_ai.tool.type"
-	AttrErrorType         = "error.type"
+	attrOperationName     = "gen_ai.operation.name"
+	attrProviderName      = "gen_ai.provider.name"
+	attrAgentName         = "gen_ai.agent.name"
+	attrRequestModel      = "gen_ai.request.model"
+	attrRequestTemp       = "gen_ai.request.temperature"
+	attrResponseModel     = "gen_ai.response.model"
+	attrResponseID        = "gen_ai.response.id"
+	attrFinishReasons     = "gen_ai.response.finish_reasons"
+	attrUsageInputTokens  = "gen_ai.usage.input_tokens"
+	attrUsageOutputTokens = "gen_ai.usage.output_tokens"
+	attrToolName          = "gen_ai.tool.name"
+	attrToolCallID        = "gen_ai.tool.call.id"
+	attrToolType          = "gen_ai.tool.type"
+	attrErrorType         = "error.type"
 )
 
 // TracingOptions configures [NewTracing]. The zero value traces nothing (a no-op provider).
@@ -79,7 +79,7 @@ func NewTracing(opts *TracingOptions) *Tracing {
 func (t *Tracing) common() []attribute.KeyValue {
 	var kv []attribute.KeyValue
 	if t.opts.ProviderName != "" {
-		kv = append(kv, attribute.String(AttrProviderName, t.opts.ProviderName))
+		kv = append(kv, attribute.String(attrProviderName, t.opts.ProviderName))
 	}
 	return kv
 }
@@ -90,20 +90,20 @@ func (t *Tracing) Run() agentkit.RunMiddleware {
 	return func(next agentkit.RunFunc) agentkit.RunFunc {
 		return func(ctx context.Context) (*agentkit.Result, error) {
 			name := "invoke_agent"
-			attrs := append(t.common(), attribute.String(AttrOperationName, "invoke_agent"))
+			attrs := append(t.common(), attribute.String(attrOperationName, "invoke_agent"))
 			if t.opts.AgentName != "" {
 				name += " " + t.opts.AgentName
-				attrs = append(attrs, attribute.String(AttrAgentName, t.opts.AgentName))
+				attrs = append(attrs, attribute.String(attrAgentName, t.opts.AgentName))
 			}
 			ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 			defer span.End()
 			res, err := next(ctx)
 			if res != nil {
-				span.SetAttributes(attribute.Int(AttrUsageInputTokens, res.Usage.PromptTokens), attribute.Int(AttrUsageOutputTokens, res.Usage.CompletionTokens),
+				span.SetAttributes(attribute.Int(attrUsageInputTokens, res.Usage.PromptTokens), attribute.Int(attrUsageOutputTokens, res.Usage.CompletionTokens),
 					attribute.String("toolcall.stop_reason", string(res.Stop)), attribute.Int("toolcall.iterations", res.Iterations))
 			}
 			if err != nil {
-				span.SetAttributes(attribute.String(AttrErrorType, errorType(err)))
+				span.SetAttributes(attribute.String(attrErrorType, errorType(err)))
 				span.SetStatus(codes.Error, err.Error())
 			}
 			return res, err
@@ -131,9 +131,9 @@ type tracedModel struct {
 }
 
 func (m tracedModel) start(ctx context.Context, req openai.ChatCompletionRequest) (context.Context, trace.Span) {
-	attrs := append(m.t.common(), attribute.String(AttrOperationName, "chat"), attribute.String(AttrRequestModel, req.Model))
+	attrs := append(m.t.common(), attribute.String(attrOperationName, "chat"), attribute.String(attrRequestModel, req.Model))
 	if req.Temperature != 0 {
-		attrs = append(attrs, attribute.Float64(AttrRequestTemp, float64(req.Temperature)))
+		attrs = append(attrs, attribute.Float64(attrRequestTemp, float64(req.Temperature)))
 	}
 	return m.t.tracer.Start(ctx, "chat "+req.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 }
@@ -143,7 +143,7 @@ func (m tracedModel) call(ctx context.Context, req openai.ChatCompletionRequest)
 	defer span.End()
 	resp, err := m.next(ctx, req)
 	if err != nil {
-		span.SetAttributes(attribute.String(AttrErrorType, errorType(err)))
+		span.SetAttributes(attribute.String(attrErrorType, errorType(err)))
 		span.SetStatus(codes.Error, err.Error())
 		return resp, err
 	}
@@ -151,9 +151,9 @@ func (m tracedModel) call(ctx context.Context, req openai.ChatCompletionRequest)
 	for _, c := range resp.Choices {
 		reasons = append(reasons, string(c.FinishReason))
 	}
-	span.SetAttributes(attribute.String(AttrResponseModel, resp.Model), attribute.String(AttrResponseID, resp.ID),
-		attribute.StringSlice(AttrFinishReasons, reasons),
-		attribute.Int(AttrUsageInputTokens, resp.Usage.PromptTokens), attribute.Int(AttrUsageOutputTokens, resp.Usage.CompletionTokens))
+	span.SetAttributes(attribute.String(attrResponseModel, resp.Model), attribute.String(attrResponseID, resp.ID),
+		attribute.StringSlice(attrFinishReasons, reasons),
+		attribute.Int(attrUsageInputTokens, resp.Usage.PromptTokens), attribute.Int(attrUsageOutputTokens, resp.Usage.CompletionTokens))
 	return resp, nil
 }
 
@@ -161,7 +161,7 @@ func (m tracedModel) openStream(ctx context.Context, req openai.ChatCompletionRe
 	ctx, span := m.start(ctx, req)
 	s, err := m.stream(ctx, req)
 	if err != nil {
-		span.SetAttributes(attribute.String(AttrErrorType, errorType(err)))
+		span.SetAttributes(attribute.String(attrErrorType, errorType(err)))
 		span.SetStatus(codes.Error, err.Error())
 		span.End()
 		return nil, err
@@ -186,7 +186,7 @@ func (s *tracedStream) Recv() (openai.ChatCompletionStreamResponse, error) {
 		s.end(err)
 	default:
 		if c.Usage != nil {
-			s.span.SetAttributes(attribute.Int(AttrUsageInputTokens, c.Usage.PromptTokens), attribute.Int(AttrUsageOutputTokens, c.Usage.CompletionTokens))
+			s.span.SetAttributes(attribute.Int(attrUsageInputTokens, c.Usage.PromptTokens), attribute.Int(attrUsageOutputTokens, c.Usage.CompletionTokens))
 		}
 		for _, ch := range c.Choices {
 			if ch.FinishReason != "" {
@@ -194,7 +194,7 @@ func (s *tracedStream) Recv() (openai.ChatCompletionStreamResponse, error) {
 			}
 		}
 		if c.Model != "" || c.ID != "" {
-			s.span.SetAttributes(attribute.String(AttrResponseModel, c.Model), attribute.String(AttrResponseID, c.ID))
+			s.span.SetAttributes(attribute.String(attrResponseModel, c.Model), attribute.String(attrResponseID, c.ID))
 		}
 	}
 	return c, err
@@ -208,10 +208,10 @@ func (s *tracedStream) Close() error {
 func (s *tracedStream) end(err error) {
 	s.once.Do(func() {
 		if len(s.finish) > 0 {
-			s.span.SetAttributes(attribute.StringSlice(AttrFinishReasons, s.finish))
+			s.span.SetAttributes(attribute.StringSlice(attrFinishReasons, s.finish))
 		}
 		if err != nil {
-			s.span.SetAttributes(attribute.String(AttrErrorType, errorType(err)))
+			s.span.SetAttributes(attribute.String(attrErrorType, errorType(err)))
 			s.span.SetStatus(codes.Error, err.Error())
 		}
 		s.span.End()
@@ -223,13 +223,13 @@ func (s *tracedStream) end(err error) {
 func (t *Tracing) Tool() tool.Middleware {
 	return func(next tool.Handler) tool.Handler {
 		return func(ctx context.Context, call tool.Call) tool.Result {
-			attrs := append(t.common(), attribute.String(AttrOperationName, "execute_tool"), attribute.String(AttrToolName, call.Name),
-				attribute.String(AttrToolCallID, call.ID), attribute.String(AttrToolType, "function"))
+			attrs := append(t.common(), attribute.String(attrOperationName, "execute_tool"), attribute.String(attrToolName, call.Name),
+				attribute.String(attrToolCallID, call.ID), attribute.String(attrToolType, "function"))
 			ctx, span := t.tracer.Start(ctx, "execute_tool "+call.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 			defer span.End()
 			res := next(ctx, call)
 			if res.Failed() {
-				span.SetAttributes(attribute.String(AttrErrorType, string(res.Kind)))
+				span.SetAttributes(attribute.String(attrErrorType, string(res.Kind)))
 				msg := string(res.Kind)
 				if res.Err != nil {
 					msg = res.Err.Error()

@@ -91,24 +91,24 @@ func TestTracingSpans(t *testing.T) {
 		var failed int
 		for _, s := range spans {
 			if s.Name() == "execute_tool get_weather" {
-				if attrOf(s, middleware.AttrToolCallID).AsString() == "" {
+				if attrOf(s, "gen_ai.tool.call.id").AsString() == "" {
 					t.Errorf("tool span without call id")
 				}
 				if s.Status().Code == codes.Error {
 					failed++
-					if got := attrOf(s, middleware.AttrErrorType).AsString(); got != string(tool.KindInvalidArguments) {
+					if got := attrOf(s, "error.type").AsString(); got != string(tool.KindInvalidArguments) {
 						t.Errorf("error.type = %q", got)
 					}
 				}
 			}
-			if s.Name() == "chat gpt-4o-mini" && attrOf(s, middleware.AttrRequestModel).AsString() != "gpt-4o-mini" {
+			if s.Name() == "chat gpt-4o-mini" && attrOf(s, "gen_ai.request.model").AsString() != "gpt-4o-mini" {
 				t.Errorf("chat span without request model")
 			}
 		}
 		if failed != 1 {
 			t.Errorf("streaming=%v: %d failed tool spans, want 1", streaming, failed)
 		}
-		if got := attrOf(run, middleware.AttrUsageInputTokens).AsInt64(); got != 7 {
+		if got := attrOf(run, "gen_ai.usage.input_tokens").AsInt64(); got != 7 {
 			t.Errorf("run input tokens = %d, want 7", got)
 		}
 	}
@@ -121,8 +121,8 @@ func TestTracingModelError(t *testing.T) {
 		t.Fatal("no error")
 	}
 	for _, s := range rec.Ended() {
-		if s.Status().Code != codes.Error || attrOf(s, middleware.AttrErrorType).AsString() != "429" {
-			t.Errorf("span %q status %v error.type %q", s.Name(), s.Status(), attrOf(s, middleware.AttrErrorType).AsString())
+		if s.Status().Code != codes.Error || attrOf(s, "error.type").AsString() != "429" {
+			t.Errorf("span %q status %v error.type %q", s.Name(), s.Status(), attrOf(s, "error.type").AsString())
 		}
 	}
 	if !errors.As(err, new(*openai.APIError)) {

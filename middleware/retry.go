@@ -27,7 +27,8 @@ type RetryOptions struct {
 	// Rand returns a number in [0, 1) for the jitter. Nil means math/rand/v2.Float64.
 	Rand func() float64
 	// Sleep waits between attempts and returns early with ctx's error when ctx is done. Nil
-	// means [Sleep] (a timer and a select on ctx). Tests inject a fake that records the waits.
+	// means a timer that returns early when ctx is done. Tests inject a fake that records
+	// the waits.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 

@@ -9,10 +9,14 @@ import (
 )
 
 // Arrays longer than structureMaxItems are summarized by their length and their first
-// structureShown elements.
+// structureShown elements. Content longer than structureMaxBytes, or nested deeper than
+// structureMaxDepth, is left as it is: it is not parsed whole, and the lines of a deeper
+// value would be paths no one reads.
 const (
 	structureMaxItems = 10
 	structureShown    = 3
+	structureMaxBytes = 1 << 20
+	structureMaxDepth = 32
 )
 
 // Structure turns a successful result whose content is a JSON object or array into compact
@@ -36,7 +40,7 @@ const (
 // are empty, span lines, or (in a list) contain a comma; numbers keep their JSON text.
 //
 // Anything else passes through unchanged: failed results, content that is not JSON, a bare
-// JSON scalar. When Structure rewrites a result it sets Result.Original to the JSON, unless
+// JSON scalar, JSON over 1 MiB or nested deeper than 32 levels. When Structure rewrites a result it sets Result.Original to the JSON, unless
 // an inner middleware had already set it.
 func Structure() tool.Middleware {
 	return func(next tool.Handler) tool.Handler {
@@ -46,10 +50,10 @@ func Structure() tool.Middleware {
 				return res
 			}
 			s := strings.TrimSpace(res.Content)
-			if s == "" || (s[0] != '{' && s[0] != '[') {
+			if s == "" || (s[0] != '{' && s[0] != '[') || len(s) > structureMaxBytes {
 				return res
 			}
-			v, err := parseJSON([]byte(s))
+			v, err := parseJSON([]byte(s), structureMaxDepth)
 			if err != nil {
 				return res
 			}

@@ -19,6 +19,7 @@ func TestStructure(t *testing.T) {
 	for i := range objs {
 		objs[i] = fmt.Sprintf(`{"id":%d}`, i)
 	}
+	nested := func(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }
 	tests := []struct {
 		name string
 		in   string
@@ -39,6 +40,11 @@ func TestStructure(t *testing.T) {
 		{"JSON scalar", `"just a string"`, ""},
 		{"broken JSON", `{"a":1`, ""},
 		{"trailing data", `{"a":1} {"b":2}`, ""},
+		{"32 levels", nested(32), strings.Repeat("a.", 31) + "a: 1"},
+		{"33 levels", nested(33), ""},
+		{"100,000 levels, under the size bound", strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000), ""},
+		{"10 MB of [", strings.Repeat("[", 10<<20), ""},
+		{"over 1 MiB", `{"a":"` + strings.Repeat("x", 1<<20) + `"}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,10 +54,10 @@ func TestStructure(t *testing.T) {
 				want, wantOrig = tt.in, ""
 			}
 			if got.Content != want {
-				t.Errorf("content\n got %q\nwant %q", got.Content, want)
+				t.Errorf("content\n got %q\nwant %q", clip(got.Content), clip(want))
 			}
 			if got.Original != wantOrig {
-				t.Errorf("original %q, want %q", got.Original, wantOrig)
+				t.Errorf("original %q, want %q", clip(got.Original), clip(wantOrig))
 			}
 		})
 	}

@@ -14,83 +14,6 @@ import (
 	"github.com/toolcall/toolcall/tool"
 )
 
-func TestAllowDeny(t *testing.T) {
-	search := tool.New("search", "Search.", func(ctx context.Context, in struct{}) (string, error) { return "results", nil })
-	del := tool.New("delete_user", "Delete a user.", func(ctx context.Context, in struct{}) (string, error) { return "deleted", nil })
-	unknown := tool.Call{Name: "nope", Arguments: "{}"}
-	tests := []struct {
-		name     string
-		mw       tool.Middleware
-		call     tool.Call
-		wantKind tool.Kind
-		wantText string
-	}{
-		{"allowed", middleware.Allow("search"), call(search, "{}"), "", "results"},
-		{"not allowed", middleware.Allow("search", "get_weather"), call(del, "{}"), tool.KindDenied, "the allowed tools are get_weather, search"},
-		{"empty allowlist", middleware.Allow(), call(search, "{}"), tool.KindDenied, "not allowed here"},
-		{"unknown tool passes Allow", middleware.Allow("search"), unknown, tool.KindUnknownTool, "unknown"},
-		{"denied", middleware.Deny("delete_user"), call(del, "{}"), tool.KindDenied, "not permitted"},
-		{"not denied", middleware.Deny("delete_user"), call(search, "{}"), "", "results"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := run(tt.mw, dispatch, tt.call)
-			if got.Kind != tt.wantKind || !strings.Contains(got.Content, tt.wantText) {
-				t.Errorf("got %q %q, want %q containing %q", got.Kind, got.Content, tt.wantKind, tt.wantText)
-			}
-		})
-	}
-}
-
-// dispatch stands for the agent loop's innermost handler.
-func dispatch(ctx context.Context, c tool.Call) tool.Result {
-	if c.Tool == nil {
-		return tool.Failure(tool.KindUnknownTool, errors.New("unknown tool "+c.Name))
-	}
-	return c.Tool.Handle(ctx, c)
-}
-
-func TestAllowFromContext(t *testing.T) {
-	search := tool.New("search", "Search.", func(ctx context.Context, in struct{}) (string, error) { return "results", nil })
-	del := tool.New("delete_user", "Delete a user.", func(ctx context.Context, in struct{}) (string, error) { return "deleted", nil })
-	bg := context.Background()
-	user := middleware.WithAllowedTools(bg, "search", "get_weather", "search")
-	admin := middleware.WithAllowedTools(bg, "search", "delete_user")
-	narrowed := middleware.WithAllowedTools(admin, "delete_user", "get_weather") // only delete_user survives
-	tests := []struct {
-		name     string
-		ctx      context.Context
-		call     tool.Call
-		wantKind tool.Kind
-		wantText string
-	}{
-		{"no list restricts nothing", bg, call(del, "{}"), "", "deleted"},
-		{"user may search", user, call(search, "{}"), "", "results"},
-		{"user may not delete", user, call(del, "{}"), tool.KindDenied, "not available to this user; the tools available are get_weather, search"},
-		{"admin may delete", admin, call(del, "{}"), "", "deleted"},
-		{"narrowed: no widening", narrowed, call(search, "{}"), tool.KindDenied, "the tools available are delete_user."},
-		{"narrowed keeps the intersection", narrowed, call(del, "{}"), "", "deleted"},
-		{"empty list allows nothing", middleware.WithAllowedTools(bg), call(search, "{}"), tool.KindDenied, "not available"},
-		{"unknown tool passes", user, tool.Call{Name: "nope"}, tool.KindUnknownTool, "unknown"},
-	}
-	h := middleware.AllowFromContext()(dispatch)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := h(tt.ctx, tt.call)
-			if got.Kind != tt.wantKind || !strings.Contains(got.Content, tt.wantText) {
-				t.Errorf("got %q %q, want %q containing %q", got.Kind, got.Content, tt.wantKind, tt.wantText)
-			}
-		})
-	}
-	names, ok := middleware.AllowedTools(user)
-	if diff := cmp.Diff([]string{"get_weather", "search"}, names); !ok || diff != "" {
-		t.Errorf("AllowedTools (-want +got):\n%s", diff)
-	}
-	if _, ok := middleware.AllowedTools(bg); ok {
-		t.Error("AllowedTools reports a list on a bare context")
-	}
-}
-
 func TestCheck(t *testing.T) {
 	var rec recorder
 	transfer := transferTool(&rec)
@@ -130,6 +53,7 @@ func TestCheck(t *testing.T) {
 		{"custom rule", call(transfer, `{"account":"12345678","amount":1,"currency":"CNY","memo":{"note":"XX"}}`), tool.KindDenied, "the memo must not contain XX"},
 		{"schema first: rules not run", call(transfer, `{"account":"12345678","amount":"lots","currency":"CNY"}`), tool.KindInvalidArguments, "/amount"},
 		{"invalid JSON", call(transfer, `{"account":`), tool.KindInvalidJSON, "not valid JSON"},
+		{"10 MB of [ refused by the tool", call(transfer, strings.Repeat("[", 10<<20)), tool.KindInvalidJSON, "over the 65536-byte limit"},
 		{"other tool not checked", call(other, `{"amount":5000}`), "", "other ran"},
 		{"unknown tool passes", tool.Call{Name: "transfer"}, tool.KindUnknownTool, "unknown"},
 	}
@@ -167,4 +91,30 @@ func TestCheckAllTools(t *testing.T) {
 func TestCheckPanicsOnBadPattern(t *testing.T) {
 	mustPanic(t, "Pattern", func() { middleware.Pattern("x", "(") })
 	mustPanic(t, "OneOf", func() { middleware.OneOf("x", func() {}) })
+}
+
+// TestCheckShowsValidatedArguments: a rule sees exactly the arguments Tool.Arguments returns
+// for a repaired call, as its args and as call.Arguments.
+func TestCheckShowsValidatedArguments(t *testing.T) {
+	var rec recorder
+	tr := transferTool(&rec)
+	want, _, err := tr.Arguments(repairedTransfer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	rule := middleware.RuleFunc(func(_ context.Context, c tool.Call, args json.RawMessage) error {
+		got = append(got, string(args), c.Arguments)
+		return nil
+	})
+	res := middleware.Check("transfer", rule, middleware.Range("amount", 0, 100))(tr.Handle)(context.Background(), call(tr, repairedTransfer))
+	if res.Failed() {
+		t.Fatalf("refused: %q", res.Content)
+	}
+	if diff := cmp.Diff([]string{string(want), string(want)}, got); diff != "" {
+		t.Errorf("the rule saw (-want +got):\n%s", diff)
+	}
+	if res.Repair == "" {
+		t.Error("the tool's result lost its repair note")
+	}
 }
