@@ -1,8 +1,6 @@
 package agentkit
 
 import (
-	"encoding/json"
-
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -38,8 +36,7 @@ type Delta struct {
 }
 
 // Assembler rebuilds one assistant message from the chunks of a stream. The zero value is
-// ready to use; [Assembler.Reset] makes it ready for another message and keeps its buffers.
-// It is not safe for concurrent use.
+// ready to use; use a new one for each message. It is not safe for concurrent use.
 //
 // The rules below follow what providers were recorded doing (../shared/recordings).
 //
@@ -66,7 +63,9 @@ type Delta struct {
 //     fragments and the index. Type is assumed "function". Arguments are concatenated
 //     byte for byte, split anywhere.
 //   - An entry whose id is already known extends the call with that id, whatever its
-//     index says.
+//     index says — unless it names a function at an explicit index other than that call's:
+//     then it begins a new call, for providers that reuse an id within one message (the
+//     loop gives the calls unique ids).
 //   - An entry with a new id begins a new call, even at an index already used (providers
 //     that reuse index 0 for every call) — unless it has no name: then it extends its
 //     latest call (an id that arrives late, or a proxy that mints an id per chunk).
@@ -115,8 +114,7 @@ type asmCall struct {
 }
 
 // Add consumes one chunk and appends to dst what it revealed, in order, and returns the
-// extended slice. It does not keep chunk or its slices. Add allocates nothing once the
-// Assembler's buffers and dst have grown to the message's size.
+// extended slice. It does not keep chunk or its slices.
 func (a *Assembler) Add(dst []Delta, chunk openai.ChatCompletionStreamResponse) []Delta {
 	if chunk.Usage != nil {
 		a.usage, a.hasUsage = *chunk.Usage, true
@@ -167,13 +165,7 @@ func (a *Assembler) addCall(dst []Delta, tc *openai.ToolCall) []Delta {
 			}
 		}
 		k = len(a.calls)
-		if k < cap(a.calls) {
-			a.calls = a.calls[:k+1]
-			args := a.calls[k].args[:0]
-			a.calls[k] = asmCall{index: index, args: args}
-		} else {
-			a.calls = append(a.calls, asmCall{index: index})
-		}
+		a.calls = append(a.calls, asmCall{index: index})
 	}
 	c := &a.calls[k]
 	if c.id == "" && tc.ID != "" {
@@ -215,9 +207,13 @@ func (a *Assembler) route(tc *openai.ToolCall) int {
 	}
 	if tc.ID != "" {
 		for j := len(a.calls) - 1; j >= 0; j-- {
-			if a.calls[j].id == tc.ID {
-				return j
+			if a.calls[j].id != tc.ID {
+				continue
 			}
+			if tc.Index != nil && *tc.Index != a.calls[j].index && tc.Function.Name != "" {
+				break // the id again, at another index, with a name: a provider reusing ids
+			}
+			return j
 		}
 		if cand >= 0 && tc.Function.Name == "" {
 			return cand // a late id, or an id minted per chunk
@@ -245,20 +241,7 @@ func (a *Assembler) markDone(dst []Delta, k int) []Delta {
 
 // completeObject reports whether b is a complete JSON object: nothing but whitespace may
 // follow it.
-// The cheap test of the last byte comes first: a call's arguments are checked on every
-// fragment while a later call exists.
-func completeObject(b []byte) bool {
-	i, j := 0, len(b)
-	for i < j && argSpace(b[i]) {
-		i++
-	}
-	for j > i && argSpace(b[j-1]) {
-		j--
-	}
-	return j-i >= 2 && b[i] == '{' && b[j-1] == '}' && json.Valid(b[i:j])
-}
-
-func argSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func completeObject(b []byte) bool { return isJSONObject(string(b)) }
 
 // Call returns tool call i as assembled so far: its id (empty when the provider sent none),
 // name and arguments. The arguments are final once a DeltaToolCallDone for i was returned.
@@ -281,7 +264,7 @@ func (a *Assembler) Call(i int) openai.ToolCall {
 // reasoning in ReasoningContent, the refusal, and the tool calls in the order they began,
 // each with type "function", no index, the id as received (possibly empty) and the
 // arguments as received, valid JSON or not. The message shares no memory with the
-// Assembler. Call Reset before assembling another message.
+// Assembler.
 func (a *Assembler) Finish(dst []Delta) ([]Delta, openai.ChatCompletionMessage, openai.FinishReason, *openai.Usage) {
 	for k := range a.calls {
 		if !a.calls[k].done {
@@ -331,16 +314,3 @@ func (a *Assembler) text() openai.ChatCompletionMessage {
 // Dropped returns how many argument fragments arrived for calls already done and were
 // dropped: zero for a well-behaved provider. For logs.
 func (a *Assembler) Dropped() int { return a.dropped }
-
-// Reset empties the Assembler for a new message, keeping its buffers.
-func (a *Assembler) Reset() {
-	for k := range a.calls {
-		a.calls[k] = asmCall{args: a.calls[k].args[:0]}
-	}
-	*a = Assembler{
-		content:   a.content[:0],
-		reasoning: a.reasoning[:0],
-		refusal:   a.refusal[:0],
-		calls:     a.calls[:0],
-	}
-}

@@ -121,6 +121,32 @@ func TestAssembler(t *testing.T) {
 			wantUsage:  &openai.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15},
 		},
 		{
+			name: "ids reused at other indexes, with names: four calls, as the non-streamed message has",
+			chunks: []openai.ChatCompletionStreamResponse{
+				asmCallChunk(asmIdx(0), "call_0", "f", `{"n":1}`),
+				asmCallChunk(asmIdx(1), "call_1", "f", `{"n":2}`),
+				asmCallChunk(asmIdx(2), "call_0", "f", `{"n":3}`),
+				asmCallChunk(asmIdx(3), "call_1", "f", `{"n":4}`),
+				asmFinish(openai.FinishReasonToolCalls),
+			},
+			wantDeltas: []string{"0 tool_call_start 0", "1 tool_call_done 0", "1 tool_call_start 1", "2 tool_call_done 1",
+				"2 tool_call_start 2", "3 tool_call_done 2", "3 tool_call_start 3", "F tool_call_done 3"},
+			wantMsg: openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{
+				asmTC("call_0", "f", `{"n":1}`), asmTC("call_1", "f", `{"n":2}`), asmTC("call_0", "f", `{"n":3}`), asmTC("call_1", "f", `{"n":4}`)}},
+			wantFinish: openai.FinishReasonToolCalls,
+		},
+		{
+			name: "a known id at another index without a name extends its call",
+			chunks: []openai.ChatCompletionStreamResponse{
+				asmCallChunk(asmIdx(0), "call_0", "f", `{"n":`),
+				asmCallChunk(asmIdx(5), "call_0", "", `1}`),
+				asmFinish(openai.FinishReasonToolCalls),
+			},
+			wantDeltas: []string{"0 tool_call_start 0", "F tool_call_done 0"},
+			wantMsg:    openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{asmTC("call_0", "f", `{"n":1}`)}},
+			wantFinish: openai.FinishReasonToolCalls,
+		},
+		{
 			name: "interleaved indexes 0,1,0,1: a call is done only once its object is complete",
 			chunks: []openai.ChatCompletionStreamResponse{
 				asmCallChunk(asmIdx(0), "call_a", "f", `{"x":`),
@@ -429,36 +455,6 @@ func TestAssemblerPartial(t *testing.T) {
 	}
 }
 
-// TestAssemblerReset: a reset Assembler assembles a new message, and the messages it
-// returned before do not change.
-func TestAssemblerReset(t *testing.T) {
-	var a agentkit.Assembler
-	for _, c := range []openai.ChatCompletionStreamResponse{asmText("first"), asmCallChunk(asmIdx(0), "call_a", "f", `{"a":1}`), asmFinish("tool_calls"), asmUsage(1, 2)} {
-		a.Add(nil, c)
-	}
-	_, first, _, _ := a.Finish(nil)
-	keep := first
-	keep.ToolCalls = append([]openai.ToolCall(nil), first.ToolCalls...)
-
-	a.Reset()
-	for _, c := range []openai.ChatCompletionStreamResponse{asmText("SECOND"), asmCallChunk(asmIdx(0), "call_z", "g", `{"z":9}`)} {
-		a.Add(nil, c)
-	}
-	ds, second, finish, usage := a.Finish(nil)
-	want := openai.ChatCompletionMessage{Role: "assistant", Content: "SECOND", ToolCalls: []openai.ToolCall{asmTC("call_z", "g", `{"z":9}`)}}
-	if diff := cmp.Diff(want, second); diff != "" {
-		t.Errorf("after Reset (-want +got):\n%s", diff)
-	}
-	if finish != "" || usage != nil {
-		t.Errorf("after Reset: finish %q, usage %+v carried over", finish, usage)
-	}
-	if diff := cmp.Diff([]agentkit.Delta{{Kind: agentkit.DeltaToolCallDone}}, ds); diff != "" {
-		t.Errorf("after Reset, Finish deltas (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(keep, first); diff != "" {
-		t.Errorf("the first message changed (-want +got):\n%s", diff)
-	}
-}
 
 func ExampleAssembler() {
 	// The chunks as a stream's Recv returns them (here: two parallel calls, OpenAI-style).
@@ -528,11 +524,10 @@ func benchStream() []openai.ChatCompletionStreamResponse {
 
 func BenchmarkAssemble(b *testing.B) {
 	chunks := benchStream()
-	var a agentkit.Assembler
 	var ds []agentkit.Delta
 	var msg openai.ChatCompletionMessage
 	for b.Loop() {
-		a.Reset()
+		var a agentkit.Assembler
 		ds = ds[:0]
 		for _, c := range chunks {
 			ds = a.Add(ds, c)

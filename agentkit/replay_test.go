@@ -996,15 +996,14 @@ func BenchmarkReplayStream(b *testing.B) {
 	cfg.BaseURL = srv.URL + "/v1"
 	m := agentkit.OpenAIStreaming(openai.NewClientWithConfig(cfg))
 	req := openai.ChatCompletionRequest{Model: "gpt-4o", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hi"}}}
-	var a agentkit.Assembler
 	var ds []agentkit.Delta
 	chunks := 0
 	for b.Loop() {
+		var a agentkit.Assembler
 		st, err := m.CreateChatCompletionStream(context.Background(), req)
 		if err != nil {
 			b.Fatal(err)
 		}
-		a.Reset()
 		for {
 			c, err := st.Recv()
 			if errors.Is(err, io.EOF) {

@@ -374,3 +374,32 @@ func TestStreamUserModelMiddlewareKeepsStreaming(t *testing.T) {
 		t.Errorf("plain run: err %v, %d calls through the middleware, want 1", err, calls)
 	}
 }
+
+// A streamed message whose calls reuse ids at other indexes runs all its calls, each under an
+// id of its own, as the same message does unstreamed.
+func TestStreamCallsSharingIDs(t *testing.T) {
+	var ran atomic.Int32
+	f := tool.New("f", "counts", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		ran.Add(1)
+		return "ok", nil
+	})
+	m := &streamModel{streams: [][]openai.ChatCompletionStreamResponse{
+		{callChunk(0, "call_0", "f", `{"n":1}`), callChunk(1, "call_1", "f", `{"n":2}`),
+			callChunk(2, "call_0", "f", `{"n":3}`), callChunk(3, "call_1", "f", `{"n":4}`), finishChunk("tool_calls")},
+		textChunks("done"),
+	}}
+	a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{f}})
+	res, err := a.RunStream(context.Background(), "go").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, c := range res.Steps[0].Calls {
+		ids[c.Call.ID] = true
+	}
+	if n := ran.Load(); n != 4 || len(ids) != 4 {
+		t.Errorf("%d calls ran under %d distinct ids, want 4 and 4", n, len(ids))
+	}
+}
