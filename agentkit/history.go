@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -76,16 +77,18 @@ func (e *HistoryError) Error() string {
 //     which providers reject).
 //  3. An assistant message has content (Content, MultiContent or Refusal) or tool calls, or
 //     both. Reasoning content alone does not count.
-//  4. Every tool call of an assistant message has a non-empty ID that no other call in the
-//     history uses (a reused id makes its results ambiguous), Type "function", a function
-//     name, and Arguments that are a JSON object ("" is not: some providers reject it, and
-//     Qwen rejects any replayed arguments that are not JSON).
+//  4. Every tool call of an assistant message has a non-empty ID in valid UTF-8 that no
+//     other call in the history uses (a reused id makes its results ambiguous), Type
+//     "function", a function name, and Arguments that are a JSON object in valid UTF-8 (""
+//     is not: some providers reject it, and Qwen rejects any replayed arguments that are not
+//     JSON).
 //  5. An assistant message with tool calls is followed immediately by a contiguous block of
 //     tool messages, before any other message, that answers each of its call ids exactly
 //     once, in any order. A call answered nowhere, or only after another message, is a
 //     problem; so is a second answer to the same call.
 //  6. A tool message belongs to the block of the assistant message just before it: one
-//     whose ToolCallID is empty or names no call of that assistant message is a problem.
+//     whose ToolCallID is empty, not valid UTF-8, or names no call of that assistant message
+//     is a problem.
 //  7. A tool message has content: a non-empty Content or a non-empty text part.
 //  8. Only assistant messages carry ToolCalls, only tool messages carry ToolCallID, no
 //     message sets both Content and MultiContent (go-openai refuses to send it), and no
@@ -167,6 +170,8 @@ func (v *validator) calls(msgs []openai.ChatCompletionMessage, i int) {
 		call := &calls[c]
 		if call.ID == "" {
 			v.add(i, "", fmt.Sprintf("tool call %d (%s) has no id", c, call.Function.Name))
+		} else if !utf8.ValidString(call.ID) {
+			v.add(i, call.ID, "tool call id is not valid UTF-8: it would reach the provider altered, and two such ids as one")
 		} else if first, ok := v.ids[call.ID]; ok {
 			if first == i {
 				v.add(i, call.ID, "tool call id is used twice in this message")
@@ -184,6 +189,8 @@ func (v *validator) calls(msgs []openai.ChatCompletionMessage, i int) {
 		}
 		if call.Function.Arguments == "" {
 			v.add(i, call.ID, `tool call arguments are empty; some providers reject them (want a JSON object such as "{}")`)
+		} else if !utf8.ValidString(call.Function.Arguments) {
+			v.add(i, call.ID, "tool call arguments are not valid UTF-8: they would reach the provider altered")
 		} else if !isJSONObject(call.Function.Arguments) {
 			v.add(i, call.ID, "tool call arguments are not a JSON object; providers such as Qwen reject replaying them")
 		}
@@ -218,6 +225,9 @@ func (v *validator) answer(msgs []openai.ChatCompletionMessage, owner, i int) {
 	case id == "":
 		v.add(i, "", "tool message has no tool_call_id")
 		return
+	case !utf8.ValidString(id):
+		v.add(i, id, "tool message's tool_call_id is not valid UTF-8")
+		return
 	case callIndex(msgs[owner].ToolCalls, id) < 0:
 		v.add(i, id, fmt.Sprintf("tool message answers no call of the assistant message %d before it", owner))
 		return
@@ -233,11 +243,12 @@ func (v *validator) answer(msgs []openai.ChatCompletionMessage, owner, i int) {
 	}
 }
 
-// isJSONObject reports whether s is one JSON object, with optional whitespace around it: the
-// form the arguments of a tool call must have.
+// isJSONObject reports whether s is one JSON object in valid UTF-8, with optional whitespace
+// around it: the form the arguments of a tool call must have (encoding/json accepts invalid
+// UTF-8 in strings, and go-openai would send it altered).
 func isJSONObject(s string) bool {
 	t := strings.TrimLeft(s, " \t\r\n")
-	return t != "" && t[0] == '{' && json.Valid([]byte(s))
+	return t != "" && t[0] == '{' && utf8.ValidString(s) && json.Valid([]byte(s))
 }
 
 func callIndex(calls []openai.ToolCall, id string) int {

@@ -202,6 +202,15 @@ func TestValidateHistoryInvalid(t *testing.T) {
 			},
 		},
 		{
+			"call ids and arguments that are not valid UTF-8",
+			chat(userMsg("x"), asstMsg("", toolCall("c\xff", "f", "{}"), toolCall("c2", "f", "{\"a\":\"\xfe\"}")), toolMsg("c\xff", "1"), toolMsg("c2", "2")),
+			[]P{
+				{Index: 1, CallID: "c\xff", Reason: "tool call id is not valid UTF-8: it would reach the provider altered, and two such ids as one"},
+				{Index: 1, CallID: "c2", Reason: "tool call arguments are not valid UTF-8: they would reach the provider altered"},
+				{Index: 2, CallID: "c\xff", Reason: "tool message's tool_call_id is not valid UTF-8"},
+			},
+		},
+		{
 			"duplicate call id across turns",
 			chat(userMsg("x"),
 				asstMsg("", toolCall("c1", "f", "{}")), toolMsg("c1", "1"),

@@ -2,6 +2,7 @@ package agentkit
 
 import (
 	"context"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -48,6 +49,9 @@ func (r *run) normalize(ctx context.Context, t *turn, m openai.ChatCompletionMes
 		if id, ok := t.ids[i]; ok { // given when the call started early
 			c.ID = id
 		} else {
+			if !utf8.ValidString(c.ID) {
+				c.ID = "" // distinct here, the same on the wire (U+FFFD): a new one
+			}
 			c.ID = r.uniqueID(ctx, c.ID, i)
 		}
 		if c.Function.Name == "" {

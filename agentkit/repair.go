@@ -2,6 +2,7 @@ package agentkit
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -21,8 +22,9 @@ import (
 //     Content set alongside MultiContent is moved into MultiContent as its first text part.
 //   - A tool call without a function name is dropped, with its answer. A call whose type is
 //     not "function" gets that type; arguments that are empty or not a JSON object become
-//     "{}" (the original is lost, the log line says so). A call without an id, or with an
-//     id an earlier call already uses, gets a new id "call_repaired_<message>_<call>".
+//     "{}" (the original is lost, the log line says so). A call without an id, with one that
+//     is not valid UTF-8, or with an id an earlier call already uses, gets a new id
+//     "call_repaired_<message>_<call>".
 //   - A tool block is the run of tool messages directly after an assistant message with
 //     tool calls. Each of its messages answers the first not yet answered call whose
 //     original id equals its ToolCallID (so an answer follows its call when the call's id
@@ -194,11 +196,14 @@ func (r *repairer) mendCalls(i int, in []openai.ToolCall) (calls []openai.ToolCa
 			call.Function.Arguments = "{}"
 			changed = true
 		}
-		if call.ID == "" || r.seen[call.ID] {
+		if call.ID == "" || !utf8.ValidString(call.ID) || r.seen[call.ID] {
 			id := r.newID(i, c)
-			if call.ID == "" {
+			switch {
+			case call.ID == "":
 				r.fix(i, "", "gave tool call %d, which had no id, the id %q", c, id)
-			} else {
+			case !utf8.ValidString(call.ID):
+				r.fix(i, call.ID, "gave tool call %d, whose id is not valid UTF-8, the id %q", c, id)
+			default:
 				r.fix(i, call.ID, "gave tool call %d, whose id an earlier call uses, the id %q", c, id)
 			}
 			call.ID = id

@@ -608,3 +608,27 @@ func TestAnswerKeepsTranscriptValid(t *testing.T) {
 		}
 	}
 }
+
+// Tool call ids that are not valid UTF-8 are distinct in memory and the same on the wire
+// (both become U+FFFD): the loop gives them new ids, so the transcript stays valid after a
+// round trip through JSON.
+func TestCallIDsNotUTF8AreRenamed(t *testing.T) {
+	m := agentkittest.New(t,
+		agentkittest.ToolCalls(agentkittest.CallID("call_\xff", "get_weather", `{"city":"Paris"}`), agentkittest.CallID("call_\xfe", "get_weather", `{"city":"Rome"}`)),
+		agentkittest.Text("done"))
+	res, err := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{weatherTool()}}).Run(context.Background(), "weather?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire, err := json.Marshal(res.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []openai.ChatCompletionMessage
+	if err := json.Unmarshal(wire, &back); err != nil {
+		t.Fatal(err)
+	}
+	if err := agentkit.ValidateHistory(back); err != nil {
+		t.Errorf("the transcript after a JSON round trip: %v", err)
+	}
+}

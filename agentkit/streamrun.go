@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"sync"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -178,6 +179,9 @@ func (r *run) callStream(ctx context.Context, t *turn, req openai.ChatCompletion
 // early registers call i of the message being streamed, whose arguments are complete, gives
 // it its id, reports it ready, and starts it when early start applies.
 func (r *run) early(ctx context.Context, t *turn, i int, c openai.ToolCall, final bool) {
+	if !utf8.ValidString(c.ID) {
+		c.ID = "" // distinct here, the same on the wire (U+FFFD): a new one
+	}
 	id := r.uniqueID(ctx, c.ID, i)
 	t.ids[i] = id
 	call := tool.Call{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
