@@ -455,7 +455,6 @@ func TestAssemblerPartial(t *testing.T) {
 	}
 }
 
-
 func ExampleAssembler() {
 	// The chunks as a stream's Recv returns them (here: two parallel calls, OpenAI-style).
 	index := func(i int) *int { return &i }
