@@ -47,7 +47,12 @@ type Options struct {
 	// ParallelToolCalls is sent as parallel_tool_calls when non-nil.
 	ParallelToolCalls *bool
 	// MaxConcurrency bounds the tool calls of one turn that run at the same time. Zero means 8.
+	// With 1, the calls of a turn run one at a time, in emission order, and none starts early.
 	MaxConcurrency int
+	// MaxToolCalls bounds the tool calls of one model reply that are run: the calls past it
+	// are answered, not run, with a not_executed result that tells the model the bound. Zero
+	// means 32.
+	MaxToolCalls int
 	// LoopLimit is how many consecutive turns may make the same set of calls (same names,
 	// same arguments, key order ignored) and have them executed. Past it the calls are not run
 	// again: the model gets a loop_detected result telling it to stop repeating. Zero means 2.
@@ -102,6 +107,9 @@ func New(model Model, opts *Options) *Agent {
 	}
 	if o.MaxConcurrency <= 0 {
 		o.MaxConcurrency = 8
+	}
+	if o.MaxToolCalls <= 0 {
+		o.MaxToolCalls = 32
 	}
 	if o.LoopLimit <= 0 {
 		o.LoopLimit = 2

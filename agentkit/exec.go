@@ -2,6 +2,7 @@ package agentkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -62,25 +63,32 @@ func (t *turn) start(i int, call tool.Call) {
 }
 
 // finish runs the calls not started yet, waits for every call, and returns their records in
-// emission order.
-func (t *turn) finish(calls []tool.Call) []CallRecord {
+// emission order. A call that refused answers (and that did not start early) is not run: its
+// record holds the refusal.
+func (t *turn) finish(calls []tool.Call, refused func(i int) (tool.Result, bool)) []CallRecord {
 	defer t.cancel()
 	for i, c := range calls {
-		if t.early[i] == nil && t.parallel(c) {
+		if _, no := refused(i); !no && t.early[i] == nil && t.parallel(c) {
 			t.start(i, c)
 		}
 	}
 	t.wg.Wait()
 	recs := make([]CallRecord, len(calls))
 	for i, c := range calls {
-		switch rec := t.early[i]; {
-		case rec != nil:
+		if rec := t.early[i]; rec != nil {
 			recs[i] = *rec
-		case t.ctx.Err() != nil:
-			recs[i] = CallRecord{Call: c, Result: canceled(c, t.ctx.Err())}
-		default:
-			recs[i] = t.r.invoke(t.ctx, t.iter, c)
+			continue
 		}
+		if res, no := refused(i); no {
+			recs[i] = CallRecord{Call: c, Result: res}
+			t.r.emit(t.ctx, Event{Kind: EventToolEnd, Iteration: t.iter, Call: &recs[i].Call, Result: &recs[i].Result})
+			continue
+		}
+		if err := t.ctx.Err(); err != nil {
+			recs[i] = CallRecord{Call: c, Result: canceled(c, err)}
+			continue
+		}
+		recs[i] = t.r.invoke(t.ctx, t.iter, c)
 	}
 	return recs
 }
@@ -93,6 +101,12 @@ func (t *turn) abandon() {
 	}
 	t.cancel()
 	t.wg.Wait()
+}
+
+// notExecuted is the result of a call the loop refuses to run; content says why, for the
+// model.
+func notExecuted(kind tool.Kind, content string) tool.Result {
+	return tool.Result{Kind: kind, Err: errors.New(content), Content: content}
 }
 
 func canceled(c tool.Call, err error) tool.Result {

@@ -143,19 +143,27 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 	}
 	calls := r.calls(msg)
 	step := &r.res.Steps[len(r.res.Steps)-1]
+	// Every call of the turn is answered; refused says which are not run, and why.
+	var refusal tool.Result
+	all := true
 	stop, stopErr := StopReason(""), error(nil)
 	switch repeat := r.guard.observe(calls); {
 	case final:
-		step.Calls = r.refuse(ctx, t, calls, tool.KindNotExecuted, "not executed: the tool budget of this request is exhausted")
+		refusal = notExecuted(tool.KindNotExecuted, "not executed: the tool budget of this request is exhausted")
 		stop, stopErr = StopIterationLimit, ErrIterationLimit
+	case cutOff(step.FinishReason) != "":
+		refusal, all = notExecuted(tool.KindNotExecuted, cutOff(step.FinishReason)), true
 	case repeat >= r.a.opts.LoopStop:
-		step.Calls = r.refuse(ctx, t, calls, tool.KindLoop, loopStopContent)
+		refusal = notExecuted(tool.KindLoop, loopStopContent)
 		stop, stopErr = StopLoopDetected, ErrLoopDetected
 	case repeat > r.a.opts.LoopLimit:
-		step.Calls = r.refuse(ctx, t, calls, tool.KindLoop, loopContent(repeat-1))
+		refusal = notExecuted(tool.KindLoop, loopContent(repeat-1))
 	default:
-		step.Calls = t.finish(calls)
+		refusal, all = notExecuted(tool.KindNotExecuted, tooManyContent(r.a.opts.MaxToolCalls)), false
 	}
+	step.Calls = t.finish(calls, func(i int) (tool.Result, bool) {
+		return refusal, all || i >= r.a.opts.MaxToolCalls
+	})
 	r.appendResults(step.Calls)
 	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
 	if stop != "" {
@@ -170,6 +178,23 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 		return StopCanceled, err
 	}
 	return "", nil
+}
+
+// cutOff says, for the model, why the calls of a reply that finished for finish are not run,
+// or returns "" when they may run: a reply cut by its length limit or a content filter may
+// carry a call whose arguments were cut too ({"amount": 10 where 1000 was being written).
+func cutOff(finish openai.FinishReason) string {
+	switch finish {
+	case openai.FinishReasonLength:
+		return "error: not executed: your reply was cut off at its length limit (finish_reason length) before it was complete, so this call may be incomplete. Send the call again, complete, in a shorter reply."
+	case openai.FinishReasonContentFilter:
+		return "error: not executed: your reply was stopped by the provider's content filter (finish_reason content_filter) before it was complete, so this call may be incomplete. Send the call again if it is still needed."
+	}
+	return ""
+}
+
+func tooManyContent(max int) string {
+	return fmt.Sprintf("error: not executed: one reply may run at most %d tool calls. Send the calls that are still needed in your next reply.", max)
 }
 
 func answer(m openai.ChatCompletionMessage) string {
@@ -351,18 +376,6 @@ func (r *run) appendResults(recs []CallRecord) {
 		}
 		r.res.Messages = append(r.res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.Call.ID, Content: content})
 	}
-}
-
-// refuse answers every call with a result of kind without running it; calls the turn
-// started early are canceled first.
-func (r *run) refuse(ctx context.Context, t *turn, calls []tool.Call, kind tool.Kind, content string) []CallRecord {
-	t.abandon()
-	recs := make([]CallRecord, len(calls))
-	for i, c := range calls {
-		recs[i] = CallRecord{Call: c, Result: tool.Result{Kind: kind, Err: errors.New(content), Content: content}}
-		r.emit(ctx, Event{Kind: EventToolEnd, Iteration: t.iter, Call: &recs[i].Call, Result: &recs[i].Result})
-	}
-	return recs
 }
 
 // contextError marks a failure of Options.Context.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -630,5 +631,75 @@ func TestCallIDsNotUTF8AreRenamed(t *testing.T) {
 	}
 	if err := agentkit.ValidateHistory(back); err != nil {
 		t.Errorf("the transcript after a JSON round trip: %v", err)
+	}
+}
+
+// No call of a reply cut short (finish_reason length or content_filter) runs: its arguments
+// may be cut too. The model reads why, and its next, complete reply runs; the run's
+// iteration bound still holds.
+func TestCutOffReplyRunsNoCall(t *testing.T) {
+	for _, finish := range []openai.FinishReason{openai.FinishReasonLength, openai.FinishReasonContentFilter} {
+		t.Run(string(finish), func(t *testing.T) {
+			var amounts []int
+			transfer := tool.New("transfer", "moves money", func(ctx context.Context, in struct {
+				To     string `json:"to"`
+				Amount int    `json:"amount"`
+			}) (string, error) {
+				amounts = append(amounts, in.Amount)
+				return "done", nil
+			})
+			cut := agentkittest.ToolCalls(agentkittest.Call("transfer", `{"to":"bob","amount": 10`))
+			cut.FinishReason = finish
+			m := agentkittest.New(t, cut,
+				agentkittest.ToolCalls(agentkittest.Call("transfer", `{"to":"bob","amount": 1000}`)),
+				agentkittest.Text("sent"))
+			res, err := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{transfer}}).Run(context.Background(), "send bob 1000")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []int{1000}; !slices.Equal(amounts, want) {
+				t.Errorf("transfer ran with %v, want %v", amounts, want)
+			}
+			r := res.Steps[0].Calls[0].Result
+			if r.Kind != tool.KindNotExecuted || !strings.Contains(r.Content, string(finish)) {
+				t.Errorf("the cut call's result: %s %q, want not_executed naming %s", r.Kind, r.Content, finish)
+			}
+		})
+	}
+	// The bound still holds: a model that keeps being cut off ends at MaxIterations.
+	cut := agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"Par`))
+	cut.FinishReason = openai.FinishReasonLength
+	m := agentkittest.New(t, cut, cut)
+	res, err := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{weatherTool()}, MaxIterations: 2}).Run(context.Background(), "q")
+	if !errors.Is(err, agentkit.ErrIterationLimit) || res.Iterations != 2 {
+		t.Errorf("err %v after %d iterations, want ErrIterationLimit after 2", err, res.Iterations)
+	}
+}
+
+// The calls of one reply past Options.MaxToolCalls are answered, not run.
+func TestMaxToolCalls(t *testing.T) {
+	var ran atomic.Int32
+	f := tool.New("f", "counts", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		ran.Add(1)
+		return "ok", nil
+	})
+	m := agentkittest.New(t,
+		agentkittest.ToolCalls(agentkittest.Call("f", `{"n":1}`), agentkittest.Call("f", `{"n":2}`), agentkittest.Call("f", `{"n":3}`)),
+		agentkittest.Text("done"))
+	res, err := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{f}, MaxToolCalls: 2}).Run(context.Background(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []tool.Kind
+	for _, c := range res.Steps[0].Calls {
+		kinds = append(kinds, c.Result.Kind)
+	}
+	if diff := cmp.Diff([]tool.Kind{"", "", tool.KindNotExecuted}, kinds); diff != "" || ran.Load() != 2 {
+		t.Errorf("%d calls ran; kinds (-want +got):\n%s", ran.Load(), diff)
+	}
+	if got := res.Steps[0].Calls[2].Result.Content; !strings.Contains(got, "at most 2 tool calls") {
+		t.Errorf("the refused call's result %q does not tell the bound", got)
 	}
 }

@@ -55,8 +55,10 @@ func (e *StreamError) Unwrap() error { return e.Err }
 //
 // Early start: a tool call whose arguments are complete starts at once, while the model is
 // still streaming the rest of its message, unless Options.NoEarlyStart is set,
-// MaxConcurrency is 1, the tool is Sequential, or the call repeats one of the previous turn's
-// calls (those go through the loop guard). Results are still appended in emission order. If
+// MaxConcurrency is 1, the call is past MaxToolCalls, the tool is Sequential, or the call
+// repeats one of the previous turn's calls (those go through the loop guard). A call done
+// only when the message ends starts then, unless the message was cut short (finish_reason
+// length or content_filter), whose calls do not run. Results are still appended in emission order. If
 // the stream then breaks, the early calls are canceled, waited for, and not recorded — a tool
 // whose side effects must not happen for a message that never completed should be marked
 // Sequential.
@@ -168,6 +170,7 @@ func (r *run) callStream(ctx context.Context, t *turn, req openai.ChatCompletion
 		handle(deltas)
 	}
 	deltas, msg, finish, usage := asm.Finish(deltas[:0])
+	final = final || cutOff(finish) != "" // the calls of a reply cut short do not run
 	handle(deltas)
 	resp := openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg, FinishReason: finish}}}
 	if usage != nil {
@@ -186,7 +189,7 @@ func (r *run) early(ctx context.Context, t *turn, i int, c openai.ToolCall, fina
 	t.ids[i] = id
 	call := tool.Call{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
 	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: t.iter, Call: &call})
-	if final || r.a.opts.NoEarlyStart || !t.parallel(call) || r.guard.repeated(call) {
+	if final || r.a.opts.NoEarlyStart || i >= r.a.opts.MaxToolCalls || !t.parallel(call) || r.guard.repeated(call) {
 		return
 	}
 	t.start(i, call)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -401,5 +403,35 @@ func TestStreamCallsSharingIDs(t *testing.T) {
 	}
 	if n := ran.Load(); n != 4 || len(ids) != 4 {
 		t.Errorf("%d calls ran under %d distinct ids, want 4 and 4", n, len(ids))
+	}
+}
+
+// In a streamed reply cut short (finish_reason length), a call whose arguments were complete
+// when a later call began may have started early, and keeps its result; the calls done only
+// when the reply ends do not run.
+func TestStreamCutOffReply(t *testing.T) {
+	var mu sync.Mutex
+	var ran []int
+	f := tool.New("f", "records", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ran = append(ran, in.N)
+		return "ok", nil
+	})
+	m := &streamModel{gap: time.Millisecond, streams: [][]openai.ChatCompletionStreamResponse{
+		{callChunk(0, "a", "f", `{"n":1}`), callChunk(1, "b", "f", `{"n":2`), finishChunk(openai.FinishReasonLength)},
+		textChunks("done"),
+	}}
+	res, err := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{f}}).RunStream(context.Background(), "go").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ran, []int{1}) {
+		t.Errorf("ran %v, want [1]", ran)
+	}
+	if k := res.Steps[0].Calls[1].Result.Kind; k != tool.KindNotExecuted {
+		t.Errorf("the cut call's kind %q, want not_executed", k)
 	}
 }
