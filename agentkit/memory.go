@@ -34,6 +34,8 @@ type Memory interface {
 // SessionLocker is an optional interface of a Memory: when implemented, RunSession holds the
 // session's lock for the whole run, so two runs on one session never interleave. Lock
 // either waits (until ctx is done) or fails at once with an error wrapping ErrSessionBusy.
+// A lock that can expire (a lease shared by processes) must be fenced: once it is lost, the
+// store's Append for that session fails with an error wrapping ErrLeaseLost.
 type SessionLocker interface {
 	Lock(ctx context.Context, session string) (unlock func(), err error)
 }
@@ -99,6 +101,11 @@ var (
 	ErrNoMemory = errors.New("agentkit: RunSession needs Options.Memory")
 	// ErrSessionBusy: another run holds the session.
 	ErrSessionBusy = errors.New("agentkit: session is in use by another run")
+	// ErrLeaseLost: a SessionLocker's hold on the session ended before the run did (its
+	// process paused past its lease, or lost its database for longer), and another run may
+	// hold the session now: the store refuses what the run appends, and the run ends with
+	// StopMemoryError.
+	ErrLeaseLost = errors.New("agentkit: the run's hold on its session was lost")
 )
 
 // RunSession runs input as the next user message of a stored conversation: the session's

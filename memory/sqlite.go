@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -19,8 +20,9 @@ import (
 // schemaVersion is the version of the schema below, kept in PRAGMA user_version.
 // Version 0 is a new, empty database; version 1 had neither turns nor call_ids, which
 // migrate fills from the messages (sqlite_recent.go); version 2 (never released) had a
-// trigger that failed on a tool call that is not an object, which migrate replaces.
-const schemaVersion = 3
+// trigger that failed on a tool call that is not an object, which migrate replaces; version
+// 3 had no fencing token in locks, which migrate adds.
+const schemaVersion = 4
 
 const schema = `
 CREATE TABLE IF NOT EXISTS messages (
@@ -60,7 +62,8 @@ CREATE TABLE IF NOT EXISTS summaries (
 CREATE TABLE IF NOT EXISTS locks (
 	session TEXT    NOT NULL PRIMARY KEY,
 	owner   TEXT    NOT NULL,
-	expires INTEGER NOT NULL -- Unix milliseconds
+	expires INTEGER NOT NULL, -- Unix milliseconds
+	token   INTEGER NOT NULL DEFAULT 0 -- the fencing token: one more at every new lease
 ) WITHOUT ROWID;
 `
 
@@ -96,7 +99,11 @@ type SQLiteOptions struct {
 // Lock serializes the runs of a session: it waits for a run of the same *SQLite to end, and
 // for a run of another process (or another *SQLite on the same file) through a lease row
 // in the database, polled until it is released or expires. Either way, when ctx is done
-// first the error wraps agentkit.ErrSessionBusy and ctx.Err().
+// first the error wraps agentkit.ErrSessionBusy and ctx.Err(). Every lease has a fencing
+// token, one more than the last; Append checks in its own transaction that the lease it
+// appends under is still live and still its own, so a process that paused past its lease
+// (and whose session another process took) gets an error wrapping agentkit.ErrLeaseLost
+// instead of writing into a session it no longer holds.
 //
 // A SQLite is safe for concurrent use. Close it when done.
 type SQLite struct {
@@ -106,6 +113,9 @@ type SQLite struct {
 	lease time.Duration
 	write chan struct{} // one writer of this process at a time: no SQLITE_BUSY among ourselves
 	locks lockTable
+
+	mu   sync.Mutex
+	held map[string]int64 // the fencing token of each session leased by this *SQLite; 0: lost
 }
 
 var (
@@ -152,7 +162,7 @@ func OpenSQLite(path string, opts *SQLiteOptions) (*SQLite, error) {
 	if memory {
 		db.SetMaxOpenConns(1) // every connection would be a different database
 	}
-	s := &SQLite{db: db, path: path, owner: rand.Text(), lease: o.LockLease, write: make(chan struct{}, 1)}
+	s := &SQLite{db: db, path: path, owner: rand.Text(), lease: o.LockLease, write: make(chan struct{}, 1), held: map[string]int64{}}
 	if err := s.migrate(); err != nil {
 		db.Close()
 		return nil, err
@@ -185,6 +195,11 @@ func (s *SQLite) migrate() error {
 	}
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("memory: opening %s: creating the schema: %w", s.path, err)
+	}
+	if v >= 1 && v <= 3 {
+		if _, err := tx.ExecContext(ctx, "ALTER TABLE locks ADD COLUMN token INTEGER NOT NULL DEFAULT 0"); err != nil {
+			return fmt.Errorf("memory: opening %s: upgrading the schema from version %d: %w", s.path, v, err)
+		}
 	}
 	if v == 1 {
 		if _, err := tx.ExecContext(ctx, indexVersion1); err != nil {
@@ -287,7 +302,11 @@ func decodeMessage(raw []byte) (openai.ChatCompletionMessage, error) {
 	return m, nil
 }
 
-// Append adds msgs to the end of the session's history in one transaction.
+// Append adds msgs to the end of the session's history in one transaction. It is fenced: in
+// the same transaction it checks that, when this *SQLite holds the session (Lock), its lease
+// is still its own and unexpired — else the error wraps agentkit.ErrLeaseLost — and, when it
+// does not, that no other holder's lease is live — else the error wraps
+// agentkit.ErrSessionBusy.
 func (s *SQLite) Append(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("memory: appending to session %q: %w", session, err)
@@ -308,6 +327,9 @@ func (s *SQLite) Append(ctx context.Context, session string, msgs []openai.ChatC
 	}
 	defer s.releaseWrite()
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.fence(ctx, tx, session); err != nil {
+			return err
+		}
 		var next int64
 		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq)+1, 0) FROM messages WHERE session = ?", session).Scan(&next); err != nil {
 			return err

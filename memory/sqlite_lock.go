@@ -22,13 +22,15 @@ func (s *SQLite) Lock(ctx context.Context, session string) (unlock func(), err e
 		return nil, err
 	}
 	wait := 20 * time.Millisecond
+	var token int64
 	for {
-		until, err := s.tryLease(ctx, session)
+		until, tok, err := s.tryLease(ctx, session)
 		if err != nil {
 			local()
 			return nil, fmt.Errorf("memory: locking session %q: %w", session, err)
 		}
 		if until.IsZero() {
+			token = tok
 			break
 		}
 		t := time.NewTimer(wait)
@@ -43,17 +45,23 @@ func (s *SQLite) Lock(ctx context.Context, session string) (unlock func(), err e
 		}
 	}
 
+	s.mu.Lock()
+	s.held[session] = token
+	s.mu.Unlock()
 	stop, done := make(chan struct{}), make(chan struct{})
-	go s.renew(session, stop, done)
+	go s.renew(session, token, stop, done)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			close(stop)
 			<-done
+			s.mu.Lock()
+			delete(s.held, session)
+			s.mu.Unlock()
 			ctx, cancel := context.WithTimeout(context.Background(), s.lease)
 			defer cancel()
 			if s.acquireWrite(ctx) == nil {
-				s.db.ExecContext(ctx, "DELETE FROM locks WHERE session = ? AND owner = ?", session, s.owner)
+				s.db.ExecContext(ctx, "DELETE FROM locks WHERE session = ? AND owner = ? AND token = ?", session, s.owner, token)
 				s.releaseWrite()
 			}
 			local()
@@ -61,18 +69,18 @@ func (s *SQLite) Lock(ctx context.Context, session string) (unlock func(), err e
 	}, nil
 }
 
-// tryLease takes the session's lease when it is free or expired. Otherwise it returns when
-// the other holder's lease expires.
-func (s *SQLite) tryLease(ctx context.Context, session string) (heldUntil time.Time, err error) {
+// tryLease takes the session's lease, with the next fencing token, when it is free or
+// expired. Otherwise it returns when the other holder's lease expires.
+func (s *SQLite) tryLease(ctx context.Context, session string) (heldUntil time.Time, token int64, err error) {
 	if err := s.acquireWrite(ctx); err != nil {
-		return time.Time{}, err
+		return time.Time{}, 0, err
 	}
 	defer s.releaseWrite()
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		now := time.Now()
 		var owner string
 		var expires int64
-		err := tx.QueryRowContext(ctx, "SELECT owner, expires FROM locks WHERE session = ?", session).Scan(&owner, &expires)
+		err := tx.QueryRowContext(ctx, "SELECT owner, expires, token FROM locks WHERE session = ?", session).Scan(&owner, &expires, &token)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
@@ -81,15 +89,19 @@ func (s *SQLite) tryLease(ctx context.Context, session string) (heldUntil time.T
 			heldUntil = time.UnixMilli(expires)
 			return nil
 		}
-		_, err = tx.ExecContext(ctx, "INSERT OR REPLACE INTO locks (session, owner, expires) VALUES (?, ?, ?)",
-			session, s.owner, now.Add(s.lease).UnixMilli())
+		// Free, expired, or this *SQLite's own (whose runs of the session wait in line in
+		// s.locks): a new lease, whose new token fences out whoever held the last one.
+		token++
+		_, err = tx.ExecContext(ctx, "INSERT OR REPLACE INTO locks (session, owner, expires, token) VALUES (?, ?, ?, ?)",
+			session, s.owner, now.Add(s.lease).UnixMilli(), token)
 		return err
 	})
-	return heldUntil, err
+	return heldUntil, token, err
 }
 
-// renew extends the session's lease until stop is closed.
-func (s *SQLite) renew(session string, stop <-chan struct{}, done chan<- struct{}) {
+// renew extends the session's lease until stop is closed, or until a renewal finds the lease
+// gone (expired and taken by another holder): the lease is then lost, and Append refuses.
+func (s *SQLite) renew(session string, token int64, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(s.lease / 3)
 	defer t.Stop()
@@ -98,13 +110,53 @@ func (s *SQLite) renew(session string, stop <-chan struct{}, done chan<- struct{
 		case <-stop:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
-			if s.acquireWrite(ctx) == nil {
-				s.db.ExecContext(ctx, "UPDATE locks SET expires = ? WHERE session = ? AND owner = ?",
-					time.Now().Add(s.lease).UnixMilli(), session, s.owner)
-				s.releaseWrite()
+			if !s.renewOnce(session, token) {
+				s.mu.Lock()
+				s.held[session] = 0
+				s.mu.Unlock()
+				return
 			}
-			cancel()
 		}
 	}
+}
+
+// renewOnce extends the lease of token, if it is still live, and reports false when it is
+// not. A renewal that cannot reach the database is tried again at the next tick.
+func (s *SQLite) renewOnce(session string, token int64) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
+	defer cancel()
+	if s.acquireWrite(ctx) != nil {
+		return true
+	}
+	defer s.releaseWrite()
+	now := time.Now()
+	res, err := s.db.ExecContext(ctx, "UPDATE locks SET expires = ? WHERE session = ? AND owner = ? AND token = ? AND expires > ?",
+		now.Add(s.lease).UnixMilli(), session, s.owner, token, now.UnixMilli())
+	if err != nil {
+		return true
+	}
+	n, err := res.RowsAffected()
+	return err != nil || n > 0
+}
+
+// fence refuses, in an Append's transaction, an append to a session whose lease this
+// *SQLite lost, or that another holder leases.
+func (s *SQLite) fence(ctx context.Context, tx *sql.Tx, session string) error {
+	s.mu.Lock()
+	token, mine := s.held[session]
+	s.mu.Unlock()
+	var owner string
+	var expires, current int64
+	err := tx.QueryRowContext(ctx, "SELECT owner, expires, token FROM locks WHERE session = ?", session).Scan(&owner, &expires, &current)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	live := err == nil && expires > time.Now().UnixMilli()
+	switch {
+	case mine && (token == 0 || !live || owner != s.owner || current != token):
+		return fmt.Errorf("%w: the lease of session %q expired or was taken by another holder", agentkit.ErrLeaseLost, session)
+	case !mine && live:
+		return fmt.Errorf("%w: another holder leases session %q until %s", agentkit.ErrSessionBusy, session, time.UnixMilli(expires).Format(time.RFC3339))
+	}
+	return nil
 }

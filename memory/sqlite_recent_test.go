@@ -123,7 +123,7 @@ func TestSQLiteUpgradesVersion1(t *testing.T) {
 	checkSameLoads(t, s, "s", msgs)
 	checkSameLoads(t, s, "other", msgs)
 	var v int
-	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 3 {
-		t.Errorf("schema version after the upgrade = %d, %v; want 3", v, err)
+	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 4 {
+		t.Errorf("schema version after the upgrade = %d, %v; want 4", v, err)
 	}
 }

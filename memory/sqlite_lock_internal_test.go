@@ -1,0 +1,115 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+)
+
+// A process paused past its lease (a GC pause, SIGSTOP, a frozen VM) finds, when it resumes,
+// that another process holds the session: its appends fail with agentkit.ErrLeaseLost, and
+// nothing it writes reaches the session. The pause is simulated by holding the first store's
+// write slot, which its renewals need, until its lease has expired and the second store has
+// taken the session.
+func TestSQLiteLeaseLostInAPause(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	const lease = 150 * time.Millisecond
+	a, err := OpenSQLite(path, &SQLiteOptions{LockLease: lease})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := OpenSQLite(path, &SQLiteOptions{LockLease: lease})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := context.Background()
+	msg := func(s string) []openai.ChatCompletionMessage {
+		return []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: s}}
+	}
+
+	unlockA, err := a.Lock(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlockA()
+	if err := a.Append(ctx, "s", msg("a before the pause")); err != nil {
+		t.Fatal(err)
+	}
+	a.write <- struct{}{} // a is paused: it cannot renew
+	lockCtx, cancel := context.WithTimeout(ctx, 10*lease)
+	unlockB, err := b.Lock(lockCtx, "s")
+	cancel()
+	<-a.write // a resumes
+	if err != nil {
+		t.Fatalf("b could not take the session after a's lease expired: %v", err)
+	}
+	defer unlockB()
+	if err := b.Append(ctx, "s", msg("b")); err != nil {
+		t.Fatalf("b appends to the session it holds: %v", err)
+	}
+	if err := a.Append(ctx, "s", msg("a after the pause")); !errors.Is(err, agentkit.ErrLeaseLost) {
+		t.Errorf("a's append after losing its lease: %v, want an error wrapping ErrLeaseLost", err)
+	}
+	got, err := b.Load(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var contents []string
+	for _, m := range got {
+		contents = append(contents, m.Content)
+	}
+	if want := []string{"a before the pause", "b"}; !slices.Equal(contents, want) {
+		t.Errorf("the session holds %q, want %q", contents, want)
+	}
+	// A store that does not hold the session cannot append while another one leases it.
+	c, err := OpenSQLite(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Append(ctx, "s", msg("c")); !errors.Is(err, agentkit.ErrSessionBusy) {
+		t.Errorf("an append to a session another store leases: %v, want an error wrapping ErrSessionBusy", err)
+	}
+}
+
+// A renewal that finds the lease taken marks it lost at once: Append refuses without waiting
+// for the lease to expire.
+func TestSQLiteRenewalNoticesALostLease(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	const lease = 90 * time.Millisecond
+	a, err := OpenSQLite(path, &SQLiteOptions{LockLease: lease})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	unlock, err := a.Lock(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	// Another holder takes the lease behind a's back (an operator, an old version ignoring it).
+	if _, err := a.db.Exec("UPDATE locks SET owner = 'other', token = token + 1 WHERE session = 's'"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * lease)
+	for time.Now().Before(deadline) {
+		a.mu.Lock()
+		lost := a.held["s"] == 0
+		a.mu.Unlock()
+		if lost {
+			return
+		}
+		time.Sleep(lease / 10)
+	}
+	t.Error("the renewals never noticed that the lease was taken")
+}
