@@ -57,8 +57,8 @@ func unary(f func(float64) float64) govaluate.ExpressionFunction {
 // silently wrong answer:
 //   - "^" is bitwise XOR in govaluate (2^3 = 1): it is refused, with a hint to use **.
 //   - "**" is left-associative and applies after unary minus (2**3**2 = 64, -2**2 = 4), unlike
-//     the usual mathematical convention: a chain a**b**c and a negated base -a**b are refused
-//     unless parenthesized.
+//     the usual mathematical convention: a chain a**b**c and a negated base — -a**b,
+//     -(a)**b, -f(a)**b — are refused unless parenthesized.
 //   - Division by zero and any other non-finite result (+Inf, NaN) are errors, not "+Inf".
 //   - Variables, strings, comparisons, logical and bitwise operators are refused; input is
 //     capped at 256 bytes; a panic inside govaluate is recovered into an error.
@@ -109,6 +109,29 @@ func Calculate(expr string) (result string, err error) {
 	return strconv.FormatFloat(f, 'f', -1, 64), nil
 }
 
+// baseStart returns the index of the first token of the base of the ** at tokens[i]: a
+// number, a parenthesized group, or a function call.
+func baseStart(tokens []govaluate.ExpressionToken, i int) int {
+	j := i - 1
+	if j >= 0 && tokens[j].Kind == govaluate.CLAUSE_CLOSE {
+		for depth := 0; j >= 0; j-- {
+			switch tokens[j].Kind {
+			case govaluate.CLAUSE_CLOSE:
+				depth++
+			case govaluate.CLAUSE:
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+		if j > 0 && tokens[j-1].Kind == govaluate.FUNCTION {
+			j--
+		}
+	}
+	return j
+}
+
 // checkPower refuses the ** forms whose govaluate meaning differs from the mathematical one.
 func checkPower(tokens []govaluate.ExpressionToken) error {
 	depth := 0
@@ -128,7 +151,7 @@ func checkPower(tokens []govaluate.ExpressionToken) error {
 					return errors.New("ambiguous power chain a ** b ** c: add parentheses, e.g. 2 ** (3 ** 2)")
 				}
 				lastPowDepth = depth
-				if i >= 2 && tokens[i-2].Kind == govaluate.PREFIX && (i < 3 || tokens[i-3].Kind != govaluate.NUMERIC) {
+				if b := baseStart(tokens, i); b > 0 && tokens[b-1].Kind == govaluate.PREFIX {
 					return errors.New("ambiguous negative base -a ** b: write -(a ** b) or (-a) ** b")
 				}
 			} else {
