@@ -60,9 +60,10 @@ type Options struct {
 	// LoopStop ends the run with StopLoopDetected when the same set of calls comes this many
 	// turns in a row. Zero means LoopLimit + 2.
 	LoopStop int
-	// Logger receives the run's records: one per model call and tool call at Debug level, with
-	// every request's messages (the seed's advice "print the messages and look at what the
-	// model received" is this option). Nil logs nothing.
+	// Logger receives the run's records at Debug level: each model request with every
+	// message it carries (the seed's advice "print the messages and look at what the model
+	// received" is this option), each response, and the run's end. Tool calls are logged by
+	// middleware.Log, once each. Nil logs nothing.
 	Logger *slog.Logger
 	// OnEvent, when set, receives the run's events.
 	OnEvent OnEvent

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -138,20 +137,6 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 	if r.observed() {
 		c, res := rec.Call, rec.Result
 		r.emit(ctx, Event{Kind: EventToolEnd, Iteration: iter, Call: &c, Result: &res, Duration: rec.Duration})
-	}
-	if l := r.a.opts.Logger; l != nil {
-		attrs := []slog.Attr{slog.Int("iteration", iter), slog.String("tool", call.Name), slog.String("call_id", call.ID),
-			slog.Duration("duration", rec.Duration)}
-		if rec.Result.Kind != "" {
-			attrs = append(attrs, slog.String("kind", string(rec.Result.Kind)))
-		}
-		if rec.Result.Repair != "" {
-			attrs = append(attrs, slog.String("repair", rec.Result.Repair))
-		}
-		if rec.Result.Err != nil {
-			attrs = append(attrs, slog.Any("error", rec.Result.Err))
-		}
-		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: tool call", attrs...)
 	}
 	return rec
 }

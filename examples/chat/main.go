@@ -2,7 +2,7 @@
 // and folded into a summary when it grows: run it twice and it remembers.
 //
 //	go run ./examples/chat                         # offline, scripted model; type, then Ctrl-D
-//	go run ./examples/chat -db chat.db -session me -trigger 600
+//	go run ./examples/chat -session me -trigger 600   # sessions in $TMPDIR/toolcall-chat.db; -db to choose
 //	OPENAI_API_KEY=sk-... go run ./examples/chat
 //
 // Each line you type is one RunSession on the session; the agent has get_weather and the
@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -42,7 +43,7 @@ func main() {
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dbPath := fs.String("db", "chat.db", "SQLite file holding the sessions")
+	dbPath := fs.String("db", filepath.Join(os.TempDir(), "toolcall-chat.db"), "SQLite file holding the sessions")
 	session := fs.String("session", "default", "session id")
 	trigger := fs.Int("trigger", 600, "fold the oldest turns when the prompt passes this many tokens")
 	if err := fs.Parse(args); err != nil {

@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 
@@ -192,5 +193,9 @@ func printSteps(w io.Writer, res *agentkit.Result) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "stop: %s after %d model call(s); tokens: %d\n--- transcript ---\n%s", res.Stop, res.Iterations, res.Usage.TotalTokens, agentkit.FormatTranscript(res.Messages))
+	tokens := "tokens: " + strconv.Itoa(res.Usage.TotalTokens)
+	if res.Usage.TotalTokens == 0 {
+		tokens = "tokens: none reported by the model" // the offline model reports no usage
+	}
+	fmt.Fprintf(w, "stop: %s after %d model call(s); %s\n--- transcript ---\n%s", res.Stop, res.Iterations, tokens, agentkit.FormatTranscript(res.Messages))
 }
