@@ -18,6 +18,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/internal/shared"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -601,9 +602,9 @@ func cloneHistory(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMe
 // providers (OpenAI, Azure, Groq, llama.cpp, by github.com/charmbracelet/fantasy's go-vcr
 // cassettes) are valid: real traffic that providers answered with 200 must pass.
 func TestValidateHistoryRecordedFantasy(t *testing.T) {
-	files, _ := filepath.Glob("../../shared/recordings/fantasy-govcr/*.yaml")
+	files, _ := filepath.Glob(filepath.Join(shared.Dir(t, "recordings", "fantasy-govcr"), "*.yaml"))
 	if len(files) == 0 {
-		t.Skip("no recordings in ../../shared/recordings/fantasy-govcr (shared/ is laid beside the work tree)")
+		t.Fatal("no recordings in shared/recordings/fantasy-govcr")
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
@@ -678,9 +679,9 @@ func hasToolMessage(msgs []openai.ChatCompletionMessage) bool {
 // version 1.0 release date"): OpenAI accepted it, Qwen would not, so the validator flags it
 // and the repair replaces it. The rules are the strictest common denominator on purpose.
 func TestValidateHistoryRecordedLangchaingo(t *testing.T) {
-	files, _ := filepath.Glob("../../shared/recordings/langchaingo-httprr/*.httprr")
+	files, _ := filepath.Glob(filepath.Join(shared.Dir(t, "recordings", "langchaingo-httprr"), "*.httprr"))
 	if len(files) == 0 {
-		t.Skip("no recordings in ../../shared/recordings/langchaingo-httprr (shared/ is laid beside the work tree)")
+		t.Fatal("no recordings in shared/recordings/langchaingo-httprr")
 	}
 	want := map[string][]agentkit.HistoryProblem{
 		"TestExecutorWithOpenAIFunctionAgent.httprr": {{

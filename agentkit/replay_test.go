@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -39,20 +38,14 @@ import (
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/internal/recording"
+	"github.com/toolcall/toolcall/internal/shared"
 	"github.com/toolcall/toolcall/tool"
 )
 
-// replayDir is the recordings folder, beside the repository: CI clones the repository
-// into a folder with shared/ next to it, as /work/main and /work/shared.
-func replayDir(t *testing.T) string {
+// replayDir is the recordings folder, in shared/ beside the repository.
+func replayDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "recordings")
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("no recordings at %s: the replay of recorded provider traffic needs the shared/ folder beside the repository (as /work/shared beside /work/main)", dir)
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return shared.Dir(t, "recordings")
 }
 
 // replayQuirks are the recordings whose recorded follow-up request is not what a correct
@@ -980,11 +973,8 @@ func TestOpenAIStreamingIsAModel(t *testing.T) {
 // (openai-python-sse, 25 events) served over loopback HTTP, decoded by go-openai and
 // assembled.
 func BenchmarkReplayStream(b *testing.B) {
-	dir := filepath.Join("..", "..", "shared", "recordings")
-	body, err := os.ReadFile(filepath.Join(dir, "openai-python-sse", "gpt-4o-2024-08-06_parallel_tools_stream.sse"))
-	if errors.Is(err, fs.ErrNotExist) {
-		b.Skipf("no recordings at %s", dir)
-	} else if err != nil {
+	body, err := os.ReadFile(filepath.Join(replayDir(b), "openai-python-sse", "gpt-4o-2024-08-06_parallel_tools_stream.sse"))
+	if err != nil {
 		b.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

@@ -23,7 +23,7 @@ func loadRequestSchema(t testing.TB) *Schema {
 	t.Helper()
 	s, err := requestSchema()
 	if errors.Is(err, os.ErrNotExist) {
-		msg := "the OpenAPI document " + specPath + " is missing (clone the shared repository beside this one): request bodies are not validated"
+		msg := "the fixtures shared/openai-openapi/openapi.json are missing (clone the shared folder beside this repository, as ../shared): request bodies are not validated"
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg)
 		}

@@ -1,10 +1,9 @@
 package recording
 
 import (
+	"github.com/toolcall/toolcall/internal/shared"
+
 	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,12 +91,7 @@ func TestParseHTTPRR(t *testing.T) {
 // TestLoadRecordings reads every recording of ../shared/recordings and checks what the
 // replay tests rely on, including values read back from each YAML construct they use.
 func TestLoadRecordings(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "..", "shared", "recordings")
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("no recordings at %s: they live in the shared/ folder beside the repository (as /work/shared beside /work/main)", dir)
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	dir := shared.Dir(t, "recordings")
 	files, err := Files(dir)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recordings in %s: %v", dir, err)
