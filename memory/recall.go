@@ -28,8 +28,8 @@ type RecallOptions struct {
 
 // recallInput is what the model sends.
 type recallInput struct {
-	Query string `json:"query" jsonschema:"description=Words to look for: names, numbers, places, tool names. A message matches when it contains any of them; the more it contains the better it ranks."`
-	Limit int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=20,description=Most messages to return (default 5)."`
+	Query string `json:"query" jsonschema_description:"Words to look for: names, numbers, places, tool names. A message matches when it contains any of them; the more it contains the better it ranks."`
+	Limit int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=20" jsonschema_description:"Most messages to return (default 5)."`
 }
 
 // ErrNoSession: RecallTool ran in a run that is not a RunSession, whose context carries no

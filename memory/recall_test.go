@@ -131,3 +131,17 @@ func TestSearchMessagesRanking(t *testing.T) {
 		}
 	}
 }
+
+// The model reads the whole description of each parameter of recall_history: a comma in a
+// jsonschema tag's description=… would end it (invopop/jsonschema splits tags at commas).
+func TestRecallToolDescribesItsParameters(t *testing.T) {
+	schema := string(memory.RecallTool(memory.NewInMemory(), nil).Parameters())
+	for _, want := range []string{
+		"Words to look for: names, numbers, places, tool names. A message matches when it contains any of them; the more it contains the better it ranks.",
+		"Most messages to return (default 5).",
+	} {
+		if !strings.Contains(schema, want) {
+			t.Errorf("the schema lacks the description %q:\n%s", want, schema)
+		}
+	}
+}
