@@ -49,6 +49,13 @@ type Options struct {
 	// MaxConcurrency bounds the tool calls of one turn that run at the same time. Zero means 8.
 	// With 1, the calls of a turn run one at a time, in emission order, and none starts early.
 	MaxConcurrency int
+	// MaxReplyBytes bounds the size of one model reply — its content, reasoning, refusal and
+	// tool calls' names and arguments together — that the loop accepts: a reply past it ends
+	// the run with StopModelError and an error wrapping ErrReplyTooLarge (a stream is
+	// abandoned as soon as it passes the bound). Zero means 4 MiB, beyond any model's output
+	// limit. The HTTP body of a reply is read by the Model: bound it there too (an
+	// http.Client's transport).
+	MaxReplyBytes int
 	// MaxToolCalls bounds the tool calls of one model reply that are run: the calls past it
 	// are answered, not run, with a not_executed result that tells the model the bound. Zero
 	// means 32.
@@ -111,6 +118,9 @@ func New(model Model, opts *Options) *Agent {
 	}
 	if o.MaxToolCalls <= 0 {
 		o.MaxToolCalls = 32
+	}
+	if o.MaxReplyBytes <= 0 {
+		o.MaxReplyBytes = 4 << 20
 	}
 	if o.LoopLimit <= 0 {
 		o.LoopLimit = 2

@@ -46,6 +46,8 @@ var (
 	ErrLoopDetected = errors.New("agentkit: the model keeps repeating the same tool calls")
 	// ErrNoChoices: the model's response had no choices.
 	ErrNoChoices = errors.New("agentkit: model response has no choices")
+	// ErrReplyTooLarge: the model's reply was larger than Options.MaxReplyBytes.
+	ErrReplyTooLarge = errors.New("agentkit: model reply too large")
 	// ErrEmptyMessage: the model's message had neither content nor tool calls.
 	ErrEmptyMessage = errors.New("agentkit: model returned an empty message")
 	// ErrInvalidHistory: a history failed ValidateHistory; the error also wraps the

@@ -316,12 +316,16 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		resp, err = r.a.call(ctx, req)
 	}
 	dur := time.Since(start)
-	if err == nil && len(resp.Choices) == 0 {
+	switch {
+	case err != nil:
+	case len(resp.Choices) == 0:
 		err = ErrNoChoices
+	case replySize(&resp.Choices[0].Message) > r.a.opts.MaxReplyBytes:
+		err = fmt.Errorf("%w: %d bytes, over the %d-byte bound (Options.MaxReplyBytes)", ErrReplyTooLarge, replySize(&resp.Choices[0].Message), r.a.opts.MaxReplyBytes)
 	}
 	if err != nil {
 		t.abandon()
-		if !errors.Is(err, ErrNoChoices) {
+		if !errors.Is(err, ErrNoChoices) && !errors.Is(err, ErrReplyTooLarge) {
 			err = fmt.Errorf("agentkit: model call %d: %w", iter, err)
 		}
 		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Duration: dur, Err: err})
@@ -354,6 +358,18 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 	}
 	r.res.Messages = append(r.res.Messages, norm)
 	return msg, t, nil
+}
+
+// replySize is the size of what a reply carries into the transcript.
+func replySize(m *openai.ChatCompletionMessage) int {
+	n := len(m.Content) + len(m.ReasoningContent) + len(m.Refusal)
+	for _, p := range m.MultiContent {
+		n += len(p.Text)
+	}
+	for _, c := range m.ToolCalls {
+		n += len(c.ID) + len(c.Function.Name) + len(c.Function.Arguments)
+	}
+	return n
 }
 
 // calls returns the tool calls of the last appended message (normalized ids), with the raw

@@ -703,3 +703,23 @@ func TestMaxToolCalls(t *testing.T) {
 		t.Errorf("the refused call's result %q does not tell the bound", got)
 	}
 }
+
+// A reply larger than Options.MaxReplyBytes ends the run with ErrReplyTooLarge, plain or
+// streamed, and nothing of it enters the transcript.
+func TestReplyTooLarge(t *testing.T) {
+	huge := strings.Repeat("x", 2<<20)
+	for _, stream := range []bool{false, true} {
+		m := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"`+huge+`"}`)))
+		a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{weatherTool()}, MaxReplyBytes: 1 << 20})
+		var res *agentkit.Result
+		var err error
+		if stream {
+			res, err = a.RunStream(context.Background(), "q").Result()
+		} else {
+			res, err = a.Run(context.Background(), "q")
+		}
+		if !errors.Is(err, agentkit.ErrReplyTooLarge) || res.Stop != agentkit.StopModelError || len(res.Messages) != 1 {
+			t.Errorf("stream %v: stop %q, err %v, %d messages; want %q, ErrReplyTooLarge, the input only", stream, res.Stop, err, len(res.Messages), agentkit.StopModelError)
+		}
+	}
+}

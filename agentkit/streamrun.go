@@ -157,10 +157,16 @@ func (r *run) callStream(ctx context.Context, t *turn, req openai.ChatCompletion
 			}
 		}
 	}
+	size := 0
 	for {
 		chunk, err := s.Recv()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err == nil {
+			if size += chunkSize(&chunk); size > r.a.opts.MaxReplyBytes {
+				err = fmt.Errorf("%w: over the %d-byte bound (Options.MaxReplyBytes)", ErrReplyTooLarge, r.a.opts.MaxReplyBytes)
+			}
 		}
 		if err != nil {
 			partial, lost := asm.Partial()
@@ -177,6 +183,19 @@ func (r *run) callStream(ctx context.Context, t *turn, req openai.ChatCompletion
 		resp.Usage = *usage
 	}
 	return resp, nil
+}
+
+// chunkSize is the size of what a chunk adds to the reply.
+func chunkSize(c *openai.ChatCompletionStreamResponse) int {
+	n := 0
+	for _, ch := range c.Choices {
+		d := &ch.Delta
+		n += len(d.Content) + len(d.ReasoningContent) + len(d.Refusal)
+		for _, tc := range d.ToolCalls {
+			n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
+		}
+	}
+	return n
 }
 
 // early registers call i of the message being streamed, whose arguments are complete, gives
