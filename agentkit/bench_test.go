@@ -58,7 +58,8 @@ func benchTools() []*tool.Tool {
 // with every default safety feature on (repair, validation, history checks, loop guard).
 func BenchmarkRound(b *testing.B) {
 	a := agentkit.New(newRoundModel(), &agentkit.Options{Model: "gpt-4o-mini", Instructions: "你是一个乐于助人的智能助手。", Tools: benchTools()})
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background()) // a server request's context can always be canceled
+	defer cancel()
 	b.ReportAllocs()
 	for b.Loop() {
 		res, err := a.Run(ctx, "北京天气怎么样？顺便帮我算一下 123.45 * 678")
@@ -90,7 +91,8 @@ func handWrittenRound(b *testing.B) func() {
 		"get_weather": func(args map[string]any) string { return weatherData[fmt.Sprint(args["city"])] },
 		"calculate":   func(args map[string]any) string { return fmt.Sprint(args["expression"]) + " = 83699.1" },
 	}
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background()) // a server request's context can always be canceled
+	defer cancel()
 	return func() {
 		msgs := []openai.ChatCompletionMessage{
 			{Role: "system", Content: "你是一个乐于助人的智能助手。"},
@@ -130,7 +132,8 @@ func handWrittenRound(b *testing.B) func() {
 func BenchmarkRoundRatio(b *testing.B) {
 	a := agentkit.New(newRoundModel(), &agentkit.Options{Model: "gpt-4o-mini", Instructions: "你是一个乐于助人的智能助手。", Tools: benchTools()})
 	hand := handWrittenRound(b)
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background()) // a server request's context can always be canceled
+	defer cancel()
 	var ours, theirs time.Duration
 	for b.Loop() {
 		start := time.Now()
@@ -162,7 +165,8 @@ func sleepRound(b *testing.B, n int) {
 		return "slept", nil
 	})
 	a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{sleep}})
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background()) // a server request's context can always be canceled
+	defer cancel()
 	for b.Loop() {
 		if _, err := a.Run(ctx, "sleep"); err != nil {
 			b.Fatal(err)
@@ -181,7 +185,8 @@ func BenchmarkSleepRound(b *testing.B) {
 // one after the other. The difference with BenchmarkRound is the cost of concurrency.
 func BenchmarkRoundSequential(b *testing.B) {
 	a := agentkit.New(newRoundModel(), &agentkit.Options{Model: "gpt-4o-mini", Instructions: "你是一个乐于助人的智能助手。", Tools: benchTools(), MaxConcurrency: 1})
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background()) // a server request's context can always be canceled
+	defer cancel()
 	b.ReportAllocs()
 	for b.Loop() {
 		res, err := a.Run(ctx, "北京天气怎么样？顺便帮我算一下 123.45 * 678")

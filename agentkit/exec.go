@@ -16,7 +16,8 @@ import (
 //
 // Calls of tools not marked Sequential run concurrently, each in a goroutine of its own, at
 // most Options.MaxConcurrency at a time (a semaphore); sequential calls then run one by one,
-// in emission order. With MaxConcurrency 1 every call is sequential. Each call's record is
+// in emission order. With MaxConcurrency 1 every call is sequential, and so is a lone call
+// that nothing else of the turn runs beside. Each call's record is
 // written by its own goroutine into a record of its own, and read once every goroutine has
 // ended: finish waits for all of them, also when the run is canceled (the calls then get the
 // canceled context). A panic is recovered per call (tool.Handle recovers the tool's, invoke
@@ -24,8 +25,8 @@ import (
 type turn struct {
 	r      *run
 	iter   int
-	ctx    context.Context // the run's context, canceled when the turn is abandoned
-	cancel context.CancelFunc
+	ctx    context.Context    // the run's context; once a call started, one the turn cancels
+	cancel context.CancelFunc // nil until a call started in a goroutine
 	sem    chan struct{}
 	wg     sync.WaitGroup
 	ids    map[int]string      // the ids given to calls at early start, by position
@@ -33,9 +34,7 @@ type turn struct {
 }
 
 func (r *run) newTurn(ctx context.Context, iter int) *turn {
-	ctx, cancel := context.WithCancel(ctx)
-	return &turn{r: r, iter: iter, ctx: ctx, cancel: cancel, sem: make(chan struct{}, r.a.opts.MaxConcurrency),
-		ids: map[int]string{}, early: map[int]*CallRecord{}}
+	return &turn{r: r, iter: iter, ctx: ctx}
 }
 
 // parallel reports whether call may run concurrently with the turn's other calls.
@@ -45,6 +44,11 @@ func (t *turn) parallel(call tool.Call) bool {
 
 // start runs call i in a goroutine of its own, once a place among MaxConcurrency is free.
 func (t *turn) start(i int, call tool.Call) {
+	if t.cancel == nil {
+		t.ctx, t.cancel = context.WithCancel(t.ctx)
+		t.sem = make(chan struct{}, t.r.a.opts.MaxConcurrency)
+		t.early = map[int]*CallRecord{}
+	}
 	rec := &CallRecord{Call: call}
 	t.early[i] = rec
 	t.wg.Go(func() {
@@ -65,10 +69,16 @@ func (t *turn) start(i int, call tool.Call) {
 // emission order. A call that refused answers (and that did not start early) is not run: its
 // record holds the refusal.
 func (t *turn) finish(calls []tool.Call, refused func(i int) (tool.Result, bool)) []CallRecord {
-	defer t.cancel()
+	defer t.abandon()
+	var parallel []int
 	for i, c := range calls {
 		if _, no := refused(i); !no && t.early[i] == nil && t.parallel(c) {
-			t.start(i, c)
+			parallel = append(parallel, i)
+		}
+	}
+	if len(parallel) > 1 || len(t.early) > 0 { // a lone call has nothing to overlap with: it runs here
+		for _, i := range parallel {
+			t.start(i, calls[i])
 		}
 	}
 	t.wg.Wait()
@@ -95,7 +105,7 @@ func (t *turn) finish(calls []tool.Call, refused func(i int) (tool.Result, bool)
 // abandon cancels the calls started early and waits for them to end: the message they came
 // from will not be executed (a broken stream, a refused turn). Nil-safe.
 func (t *turn) abandon() {
-	if t == nil {
+	if t == nil || t.cancel == nil {
 		return
 	}
 	t.cancel()

@@ -205,6 +205,9 @@ func (r *run) early(ctx context.Context, t *turn, i int, c openai.ToolCall, fina
 		c.ID = "" // distinct here, the same on the wire (U+FFFD): a new one
 	}
 	id := r.uniqueID(ctx, c.ID, i)
+	if t.ids == nil {
+		t.ids = map[int]string{}
+	}
 	t.ids[i] = id
 	call := tool.Call{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
 	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: t.iter, Call: &call})

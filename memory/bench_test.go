@@ -69,7 +69,8 @@ func BenchmarkConversation1000(b *testing.B) {
 			)
 		}},
 	}
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background()) // a server request's context can always be canceled
+	defer cancel()
 	for _, st := range strategies {
 		b.Run(st.name, func(b *testing.B) {
 			// One untimed replay to measure what is sent.
@@ -199,7 +200,8 @@ func benchStores(b *testing.B) []struct {
 // length; appends/s counts Append calls.
 func BenchmarkAppend(b *testing.B) {
 	step := syntheticTurn(1, 1)[1:4]
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background()) // a server request's context can always be canceled
+	defer cancel()
 	for _, st := range benchStores(b) {
 		b.Run(st.name, func(b *testing.B) {
 			s := st.open(b)
@@ -238,7 +240,8 @@ func BenchmarkLoadRecent20(b *testing.B) {
 // load has want messages.
 func benchLoad(b *testing.B, load func(context.Context, benchStore) ([]openai.ChatCompletionMessage, error), want int) {
 	msgs := syntheticConversation(125, 2)[1:]
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background()) // a server request's context can always be canceled
+	defer cancel()
 	for _, st := range benchStores(b) {
 		b.Run(st.name, func(b *testing.B) {
 			s := st.open(b)

@@ -24,7 +24,9 @@ func benchChain(logger *slog.Logger) tool.Handler {
 }
 
 func benchCall(b *testing.B, h tool.Handler) {
-	ctx := middleware.WithAllowedTools(context.Background(), "get_weather")
+	base, cancel := context.WithCancel(context.Background()) // a server request's context can always be canceled
+	defer cancel()
+	ctx := middleware.WithAllowedTools(base, "get_weather")
 	weather := tool.New("get_weather", "Weather.", func(ctx context.Context, in struct {
 		City     string `json:"city"`
 		Password string `json:"password"`
