@@ -119,6 +119,11 @@ var refuseCases = []struct {
 	{"null and more", `null null`, "got null followed by more text"},
 	{"empty fence", "```json\n```", "expected one JSON object, got an empty code block"},
 	{"fence of nothing", "```aaaa", "got an empty code block"},
+	{"cut after a number", `{"to":"bob","amount": 10`, "unexpected end of input after an unquoted value at byte 25: the arguments look cut off"},
+	{"cut after a number in an array", `{"a": [{"b": 12`, "unexpected end of input after an unquoted value"},
+	{"cut after a literal", `{"ok": true`, "unexpected end of input after an unquoted value"},
+	{"cut after null", `{"a": null`, "unexpected end of input after an unquoted value"},
+	{"cut in a number", `{"a": 1.5e`, "unexpected end of input after an unquoted value"},
 	{"large malformed text", `{"zip": 007, "pad": "` + strings.Repeat("x", 9000) + `"}`, "invalid number 007 at byte 8"},
 }
 
