@@ -110,10 +110,10 @@ func TestArgumentsDepthAndSizeBounds(t *testing.T) {
 	deep := func(n int) string { return `{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}` }
 	tests := []struct{ name, raw, want string }{
 		{"10 MB of [", strings.Repeat("[", 10<<20), "expected one JSON object"},
-		{"10 MB of [ in an object", `{"a":` + strings.Repeat("[", 10<<20), "nest deeper than 64 levels"},
-		{"valid, 65 levels", deep(64), "nest deeper than 64 levels"},
-		{"valid, 5000 levels", deep(5000), "nest deeper than 64 levels"},
-		{"valid, 5 MB deep", deep(5 << 20), "nest deeper than 64 levels"},
+		{"10 MB of [ in an object", `{"a":` + strings.Repeat("[", 10<<20), "deeper than 64 levels"},
+		{"valid, 65 levels", deep(64), "deeper than 64 levels"},
+		{"valid, 5000 levels", deep(5000), "deeper than 64 levels"},
+		{"valid, 5 MB deep", deep(5 << 20), "deeper than 64 levels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
