@@ -35,7 +35,8 @@ const maxRepairerInput = 8 << 10
 // object: a byte order mark, unusual whitespace, a markdown fence (```json … ``` or ``` … ```),
 // prose before or after the object (a JSONP-style callback( … ); too), comments or extra
 // closing brackets after it, and arguments encoded twice (a JSON string whose content is the
-// object, decoded once). What is left, when it is not JSON, goes to
+// object, decoded once); closing brackets missing at the end are added when that is all the
+// text lacks. What is left, when it is not JSON, goes to
 // github.com/kaptinlin/jsonrepair, for up to 8 KiB of text: trailing, leading and missing
 // commas, a missing colon after a quoted key, comments, single quotes, smart quotes (“ ” ‘ ’),
 // unquoted keys and values (values become strings), Python's True, False and None,

@@ -48,6 +48,9 @@ func repairObject(src string, base int, fx notes) ([]byte, string, error) {
 		if err := r.cutOff(src); err != nil {
 			return nil, "", located(err, base+len(src))
 		}
+		if closed := src + r.closers(); json.Valid([]byte(closed)) { // only brackets missing
+			return []byte(closed), fx.with("added missing closing bracket").String(), nil
+		}
 	}
 	if len(src) > maxRepairerInput {
 		return nil, "", fmt.Errorf("the arguments are %d bytes of malformed JSON, over the %d bytes that can be repaired safely: send valid JSON", len(src), maxRepairerInput)
@@ -72,15 +75,24 @@ func repairObject(src string, base int, fx notes) ([]byte, string, error) {
 // reading is what a quick, tolerant reading of malformed text finds: strings open and close
 // at quotes ("…", '…', “…”, ‘…’, `…`), brackets count outside them.
 type reading struct {
-	end      int  // just past the bracket that closes the object the text starts with; -1 if none
-	depth    int  // the deepest nesting seen
-	inString bool // the text ends inside a string
+	end      int    // just past the bracket that closes the object the text starts with; -1 if none
+	depth    int    // the deepest nesting seen
+	open     []byte // the brackets open at the end of the text
+	inString bool   // the text ends inside a string
+}
+
+// closers returns the brackets that close what is open at the end of the text.
+func (r reading) closers() string {
+	b := make([]byte, len(r.open))
+	for i, c := range r.open {
+		b[len(b)-1-i] = c + 2 // '[' + 2 == ']', '{' + 2 == '}'
+	}
+	return string(b)
 }
 
 // readObject reads s, which starts with '{'.
 func readObject(s string) reading {
 	r := reading{end: -1}
-	depth := 0
 	var open rune // the quote of the string being read; 0 outside strings
 	for i := 0; i < len(s); {
 		q, n := quoteAt(s, i)
@@ -95,10 +107,10 @@ func readObject(s string) reading {
 		case q != 0:
 			open = q
 		case c == '{' || c == '[':
-			depth++
-			r.depth = max(r.depth, depth)
+			r.open = append(r.open, c)
+			r.depth = max(r.depth, len(r.open))
 		case c == '}' || c == ']':
-			if depth--; depth == 0 {
+			if r.open = r.open[:max(len(r.open)-1, 0)]; len(r.open) == 0 {
 				r.end = i + 1
 				return r
 			}

@@ -36,7 +36,9 @@ var repairCases = []struct {
 	{"trailing comma", `{"a": 1,}`, `{"a": 1}`, "repaired malformed JSON", ""},
 	{"leading comma", `{, "a": 1}`, `{"a": 1}`, "repaired malformed JSON", ""},
 	{"lone comma", `{"a": 1, "b": [,], "c": {,}}`, `{"a": 1, "b": [], "c": {}}`, "repaired malformed JSON", ""},
-	{"missing brace", `{"a": {"b": 1}`, `{"a": {"b": 1}}`, "repaired malformed JSON", ""},
+	{"missing brace", `{"a": {"b": 1}`, `{"a": {"b": 1}}`, "added missing closing bracket", ""},
+	{"missing brace after a closed string", `{"q": "He said \"hi\""`, `{"q": "He said \"hi\""}`, "added missing closing bracket", ""},
+	{"missing brackets after a closed string", `{"a": [{"b": "x"`, `{"a": [{"b": "x"}]}`, "added missing closing bracket", ""},
 	{"missing bracket", `{"a": [1, 2}`, `{"a": [1, 2]}`, "repaired malformed JSON", ""},
 	{"extra brace", `{"a": {"b": 1}}}`, `{"a": {"b": 1}}`, "removed extra closing bracket", ""},
 	{"missing comma", `{"a": 1 "b": [1 2]}`, `{"a": 1, "b": [1, 2]}`, "repaired malformed JSON", ""},
@@ -225,7 +227,7 @@ func TestDecodeArgumentsLimit(t *testing.T) {
 	}
 }
 
-func TestDecodeArgumentsFastPathAllocs(t *testing.T) {
+func TestDecodeArgumentsValidAllocs(t *testing.T) {
 	in := `{"city": "Beijing", "unit": "celsius", "days": 3}`
 	if n := testing.AllocsPerRun(100, func() { _, _, _ = DecodeArguments(in, 0) }); n > 1 {
 		t.Errorf("DecodeArguments of a valid object: %v allocations, want at most 1", n)
