@@ -104,6 +104,16 @@ func TestArgumentsAreCanonical(t *testing.T) {
 	}
 }
 
+func TestArgumentsInvalidUTF8Refused(t *testing.T) {
+	tl := cityTool(t)
+	for _, raw := range []string{"{\"city\":\"\xff\"}", `{"city":"\ud800"}`} {
+		res := tl.Handle(context.Background(), tool.Call{ID: "1", Arguments: raw})
+		if res.Kind != tool.KindInvalidJSON {
+			t.Errorf("Handle(%q) = %q %q, want %q", raw, res.Kind, res.Content, tool.KindInvalidJSON)
+		}
+	}
+}
+
 func TestArgumentsDepthAndSizeBounds(t *testing.T) {
 	open := tool.Options{Schema: json.RawMessage(`{"type":"object"}`), ArgumentLimit: 32 << 20}
 	tl := tool.New("open", "takes anything", func(context.Context, struct{}) (string, error) { return "ran", nil }, open)
@@ -137,19 +147,32 @@ func TestDecodeFailureInSchemaTerms(t *testing.T) {
 		Ratio float32 `json:"ratio,omitempty"`
 	}
 	tl := tool.New("days", "days", func(_ context.Context, in in) (string, error) { return "ran", nil })
-	tests := []struct{ raw, want string }{
-		{`{"days":1.0}`, `- /days: expected an integer written without a fraction or exponent (like 1), got 1.0`},
-		{`{"days":1e2}`, `- /days: expected an integer written without a fraction or exponent (like 100), got 1e2`},
-		{`{"days":1,"small":300}`, `- /small: expected an integer from -128 to 127, got 300`},
-		{`{"days":1,"ratio":1e40}`, `- /ratio: expected a number a float32 can hold (at most ±3.4e38), got 1e40`},
-	}
-	for _, tt := range tests {
-		res := tl.Handle(context.Background(), tool.Call{ID: "1", Arguments: tt.raw})
+	open := tool.New("open", "a schema that allows more than the type", func(_ context.Context, in struct {
+		On   bool     `json:"on"`
+		Tags []string `json:"tags"`
+	}) (string, error) {
+		return "ran", nil
+	}, tool.Options{Schema: json.RawMessage(`{"type":"object"}`)})
+	for _, tt := range []struct {
+		tl        *tool.Tool
+		raw, want string
+	}{
+		{tl, `{"days":1.0}`, `- /days: expected an integer written without a fraction or exponent (like 1), got 1.0`},
+		{tl, `{"days":1e2}`, `- /days: expected an integer written without a fraction or exponent (like 100), got 1e2`},
+		{tl, `{"days":1,"small":300}`, `- /small: expected an integer from -128 to 127, got 300`},
+		{tl, `{"days":1,"ratio":1e40}`, `- /ratio: expected a number a float32 can hold (at most ±3.4e38), got 1e40`},
+		{open, `{"on":"yes"}`, `- /on: expected true or false, got "yes"`},
+		{open, `{"tags":{"a":1}}`, `- /tags: expected an array, got {"a":1}`},
+	} {
+		res := tt.tl.Handle(context.Background(), tool.Call{ID: "1", Arguments: tt.raw})
 		if res.Kind != tool.KindInvalidArguments || !strings.Contains(res.Content, tt.want) {
 			t.Errorf("Handle(%s) = %q %q, want it to contain %q", tt.raw, res.Kind, res.Content, tt.want)
 		}
 		if strings.Contains(res.Content, "json:") || strings.Contains(res.Content, "Go ") {
 			t.Errorf("Handle(%s) content speaks Go: %q", tt.raw, res.Content)
+		}
+		if _, _, err := tt.tl.Arguments(tt.raw); err == nil || err.Error() != res.Content {
+			t.Errorf("Arguments(%s) error = %v, want Handle's refusal %q", tt.raw, err, res.Content)
 		}
 	}
 }

@@ -76,12 +76,12 @@ func expectedFor(se *jsonv2.SemanticError, got string) string {
 		return "an integer number of nanoseconds"
 	}
 	one := big.NewInt(1)
-	switch bits := uint(t.Bits()); t.Kind() {
+	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		hi := new(big.Int).Sub(new(big.Int).Lsh(one, bits-1), one)
+		hi := new(big.Int).Sub(new(big.Int).Lsh(one, uint(t.Bits())-1), one)
 		return expectedInteger(got, new(big.Int).Neg(new(big.Int).Add(hi, one)), hi)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return expectedInteger(got, new(big.Int), new(big.Int).Sub(new(big.Int).Lsh(one, bits), one))
+		return expectedInteger(got, new(big.Int), new(big.Int).Sub(new(big.Int).Lsh(one, uint(t.Bits())), one))
 	case reflect.Float32:
 		return "a number a float32 can hold (at most ±3.4e38)"
 	case reflect.Float64:

@@ -85,15 +85,7 @@ func encodeTree(tree map[string]any) []byte {
 //
 // Handle ignores call.Name: the caller has already routed the call to this tool.
 func (t *Tool) Handle(ctx context.Context, call Call) (res Result) {
-	args, in, repair, err := t.arguments(call.Arguments)
-	if err != nil {
-		var ae *ArgumentError
-		errors.As(err, &ae)
-		return Result{Kind: ae.Kind, Err: err, Content: err.Error(), Repair: repair}
-	}
-	if err := ctx.Err(); err != nil {
-		return contextResult(t.name, err, repair)
-	}
+	repair := ""
 	defer func() {
 		if p := recover(); p != nil {
 			err := fmt.Errorf("tool %s panicked: %v", t.name, p)
@@ -106,6 +98,15 @@ func (t *Tool) Handle(ctx context.Context, call Call) (res Result) {
 			}
 		}
 	}()
+	args, in, repair, err := t.arguments(call.Arguments)
+	if err != nil {
+		var ae *ArgumentError
+		errors.As(err, &ae)
+		return Result{Kind: ae.Kind, Err: err, Content: err.Error(), Repair: repair}
+	}
+	if err := ctx.Err(); err != nil {
+		return contextResult(t.name, err, repair)
+	}
 	value, content, err := t.run(WithCall(ctx, call), in, args)
 	if err != nil {
 		if IsFatal(err) {
