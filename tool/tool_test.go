@@ -248,3 +248,20 @@ func TestEncode(t *testing.T) {
 		t.Errorf("Encode(chan) succeeded")
 	}
 }
+
+// TestRawSchemaBounds: a schema is outside input too (an MCP server's tools): its size and
+// its nesting are bounded before anything walks it.
+func TestRawSchemaBounds(t *testing.T) {
+	fn := func(context.Context, json.RawMessage) (string, error) { return "", nil }
+	deep := `{"type":"object","properties":{"a":` + strings.Repeat(`{"type":"array","items":`, 300) + `{}` + strings.Repeat("}", 300) + `}}`
+	tests := []struct{ name, schema, want string }{
+		{"10 MB of [", strings.Repeat("[", 10<<20), "the schema is 10485760 bytes, over the 1048576-byte limit"},
+		{"300 levels", deep, "nests deeper than 256 levels"},
+	}
+	for _, tt := range tests {
+		_, err := tool.Raw("deep", "a deep schema", json.RawMessage(tt.schema), fn)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Raw(%s) error = %v, want it to contain %q", tt.name, err, tt.want)
+		}
+	}
+}
