@@ -219,3 +219,74 @@ func BenchmarkDecodeInto(b *testing.B) {
 		}
 	}
 }
+
+// inputUpper is an input type whose own UnmarshalJSON changes what it decodes to: the
+// decoder calls it, whatever its fields are.
+type inputUpper struct {
+	City string `json:"city"`
+	Days int    `json:"days"`
+}
+
+func (u *inputUpper) UnmarshalJSON(b []byte) error {
+	type plain inputUpper
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*u = inputUpper(p)
+	u.City = strings.ToUpper(u.City)
+	if u.Days == 0 {
+		u.Days = 1 // a default
+	}
+	return nil
+}
+
+// inputText is an input type with UnmarshalText: it decodes from a JSON string only, so an
+// object is a decode error.
+type inputText struct {
+	City string `json:"city"`
+}
+
+func (t *inputText) UnmarshalText(b []byte) error {
+	t.City = "from text: " + string(b)
+	return nil
+}
+
+// inputSchema describes the inputs above: a type that decodes itself has no reflected
+// schema, so it is given one.
+var inputSchema = Options{Schema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}}}`)}
+
+// TestDecodeHonorsInputMethods: the decoding methods of the input type itself are called,
+// for In = T and In = *T.
+func TestDecodeHonorsInputMethods(t *testing.T) {
+	const args = `{"city":"beijing"}`
+	want := inputUpper{City: "BEIJING", Days: 1}
+	var gotV, gotP inputUpper
+	tv := New("v", "value input", func(_ context.Context, in inputUpper) (string, error) {
+		gotV = in
+		return "ok", nil
+	}, inputSchema)
+	tp := New("p", "pointer input", func(_ context.Context, in *inputUpper) (string, error) {
+		gotP = *in
+		return "ok", nil
+	}, inputSchema)
+	if res := tv.Handle(context.Background(), Call{ID: "1", Arguments: args}); res.Err != nil {
+		t.Fatalf("value input: %v", res.Err)
+	}
+	if res := tp.Handle(context.Background(), Call{ID: "2", Arguments: args}); res.Err != nil {
+		t.Fatalf("pointer input: %v", res.Err)
+	}
+	if gotV != want || gotP != want {
+		t.Errorf("fn got %+v (In = T) and %+v (In = *T), want %+v: the input's UnmarshalJSON must run", gotV, gotP, want)
+	}
+
+	ran := false
+	tl := New("t", "text input", func(_ context.Context, in inputText) (string, error) {
+		ran = true
+		return in.City, nil
+	}, inputSchema)
+	res := tl.Handle(context.Background(), Call{ID: "1", Arguments: `{"city":"x"}`})
+	if ran || res.Kind != KindInvalidArguments {
+		t.Errorf("text input: fn ran = %v, kind %q; want a decode error (%s): the type decodes from a string only", ran, res.Kind, KindInvalidArguments)
+	}
+}
