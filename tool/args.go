@@ -40,11 +40,14 @@ const maxRepairerInput = 8 << 10
 // github.com/kaptinlin/jsonrepair, for up to 8 KiB of text: trailing, leading and missing
 // commas, a missing colon after a quoted key, comments, single quotes, smart quotes (“ ” ‘ ’),
 // unquoted keys and values (values become strings), Python's True, False and None,
-// JavaScript's undefined (null), control characters and quotes left unescaped in strings, a
-// missing closing quote before the final closing brace, a number with leading zeros or a
-// regular expression (they become strings), the unescaped backslashes of a Windows path,
-// missing closing brackets. Malformed text over 8 KiB is refused: the repairer's time grows
-// with the square of its input.
+// JavaScript's undefined (null), quotes and the control characters \b \f \n \r \t left
+// unescaped in strings, a closing quote missing before the comma that precedes the next
+// "key": or before the final closing brace, a number with leading zeros or a regular
+// expression (they become strings), the unescaped backslashes of a Windows path, missing
+// closing brackets. Malformed text over 8 KiB is refused: the repairer's time grows with the
+// square of its input. What the repairer cannot read is refused with its reason and place:
+// a doubled comma (a value may be missing there), an apostrophe inside a single-quoted
+// string, another control character.
 //
 // A repair that would change meaning is not attempted: DecodeArguments returns an error
 // instead. The result must be one JSON object: not an array, a string, a number, nor two
