@@ -4,11 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
 
 var errEllipsis = errors.New(`the arguments use "..." in place of values: send every value in full`)
+
+// callPattern finds what reads as a function call: a name, then an opening parenthesis.
+var callPattern = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*[ \t]*\(`)
 
 // sameMeaning checks that out, the repair of src, says what src says: see the rules in the
 // doc of DecodeArguments.
@@ -74,10 +78,30 @@ func sameMeaning(src, out string) error {
 	if strings.Count(out, "...") < strings.Count(src, "...") {
 		return errEllipsis
 	}
+	if err := droppedCall(src, out); err != nil {
+		return err
+	}
 	if lastString {
 		if err := openAtEnd(src, lastAt, lastEnd, lastEmpty); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// droppedCall refuses a repair that unwrapped a function call, NumberLong(2) or ISODate(…),
+// or dropped text that read as one: every call in src must still be in out, inside a string.
+func droppedCall(src, out string) error {
+	kept := map[string]int{}
+	for _, c := range callPattern.FindAllString(out, -1) {
+		kept[c]++
+	}
+	for _, c := range callPattern.FindAllString(src, -1) {
+		if kept[c] == 0 {
+			name := strings.TrimRight(c, " \t(")
+			return fmt.Errorf("the arguments contain a function call (%s(…): send plain JSON values", name)
+		}
+		kept[c]--
 	}
 	return nil
 }
@@ -124,37 +148,15 @@ func openAtEnd(src string, at, end int, empty bool) error {
 
 // find returns where the string leaf with the given raw and decoded text first appears in s,
 // and the length of the appearance: as decoded, as written, or as written between single
-// quotes ('it\'s'). at is -1 when it does not appear. Leaves sit close to each other in the
-// text, so find looks near the start of s first: a search of all of s for every leaf would
-// take quadratic time.
+// quotes ('it\'s'). at is -1 when it does not appear. s is at most the repairer's 8 KiB.
 func find(s, raw, dec string) (at, n int) {
-	forms := [3]string{dec, raw}
-	if strings.Contains(dec, "'") {
-		forms[2] = strings.ReplaceAll(dec, "'", `\'`)
-	}
-	window := 256 + 2*len(raw)
-	for _, whole := range [2]bool{false, true} {
-		at = -1
-		for _, f := range forms {
-			if f == "" {
-				continue
-			}
-			w := s
-			if !whole && len(w) > window+len(f) {
-				w = w[:window+len(f)]
-			}
-			if at >= 0 {
-				w = w[:min(len(w), at+len(f))]
-			}
-			if k := strings.Index(w, f); k >= 0 && (at < 0 || k < at) {
-				at, n = k, len(f)
-			}
-		}
-		if at >= 0 {
-			return at, n
+	at = -1
+	for _, f := range []string{dec, raw, strings.ReplaceAll(dec, "'", `\'`)} {
+		if k := strings.Index(s, f); f != "" && k >= 0 && (at < 0 || k < at) {
+			at, n = k, len(f)
 		}
 	}
-	return -1, 0
+	return at, n
 }
 
 // clip quotes s for an error message, shortened to about 40 bytes.

@@ -17,7 +17,8 @@ func benchHandle(b *testing.B, args string) {
 		return in.City, nil
 	})
 	call := tool.Call{ID: "call_1", Name: "forecast", Arguments: args}
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background()) // as a server's request context
+	defer cancel()
 	b.ReportAllocs()
 	for b.Loop() {
 		if r := t.Handle(ctx, call); r.Failed() {

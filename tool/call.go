@@ -55,32 +55,15 @@ func Chain(mw ...Middleware) Middleware {
 
 type callKey struct{}
 
-// callContext carries the call being served: one allocation, where context.WithValue would
-// box the Call in a second one.
-type callContext struct {
-	context.Context
-	call Call
-}
-
-func (c *callContext) Value(key any) any {
-	if key == (callKey{}) {
-		return &c.call
-	}
-	return c.Context.Value(key)
-}
-
 // WithCall returns a context carrying call, for code below the handler (the typed function of
 // a tool, or inner middleware) that wants to know which call it is serving.
 // [Tool.Handle] does this before running the tool's function.
 func WithCall(ctx context.Context, call Call) context.Context {
-	return &callContext{Context: ctx, call: call}
+	return context.WithValue(ctx, callKey{}, call)
 }
 
 // CallFromContext returns the call being served, as set by [WithCall].
 func CallFromContext(ctx context.Context) (Call, bool) {
-	c, ok := ctx.Value(callKey{}).(*Call)
-	if !ok {
-		return Call{}, false
-	}
-	return *c, true
+	c, ok := ctx.Value(callKey{}).(Call)
+	return c, ok
 }

@@ -2,122 +2,109 @@ package tool
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
 	"reflect"
+	"slices"
 	"strings"
-	"unicode"
+	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
-// v1Semantics are the options under which the encoding/json/v2 implementation decodes exactly
-// as encoding/json does (field names matched case-insensitively, duplicate names allowed, the
-// last one winning, invalid UTF-8 replaced, time.Duration as nanoseconds, UnmarshalJSON and
-// UnmarshalText methods honored). It is an immutable value.
-var v1Semantics = jsonv1.DefaultOptionsV1()
-
-// decodeInto decodes validated arguments into a tool's input, with encoding/json's semantics.
-//
-// It uses github.com/go-json-experiment/json, the Go team's reference implementation of
+// The decode stage: the canonical text of validated arguments is decoded into a typed tool's
+// input with github.com/go-json-experiment/json, the reference implementation of
 // encoding/json/v2 (in the standard library behind GOEXPERIMENT=jsonv2 since Go 1.25), with
-// its v1 options: one pass over the bytes, where encoding/json's Unmarshal first scans them
-// for validity and then decodes them in a second pass. On a one-field argument object it is
-// ~2x faster than encoding/json's Unmarshal, with one allocation instead of six
-// (BenchmarkDecodeInto). The module is pinned in go.mod; once encoding/json/v2 is stable this
-// becomes the standard library's.
+// its own semantics: a member matches the field of exactly its name, as the validator matches
+// properties (encoding/json would also match "City" to a field named "city"); duplicate names
+// and invalid UTF-8 are errors, and never reach it (the parse stage refused them).
 //
-// Some types the two treat differently: encoding/json's Number, which the module does not
-// know (it has its own); struct tag options only v2 knows (format:…, inline, unknown, case:…),
-// and the string option, which v2 parses more loosely ("NaN", "+1"); tag names encoding/json
-// refuses; types with v2's UnmarshalJSONFrom method; map keys other than strings and
-// integers. An input type holding any of them anywhere is decoded by encoding/json itself
-// (decoderFor): plain structs take the fast path.
-func decodeInto(args []byte, target any) error {
-	return jsonv2.Unmarshal(args, target, v1Semantics)
-}
-
-// decoderFor returns how arguments are decoded into t: decodeInto, or encoding/json's
-// Unmarshal when t holds something the two decode differently.
-func decoderFor(t reflect.Type) func([]byte, any) error {
-	if needsV1(t, map[reflect.Type]bool{}) {
-		return json.Unmarshal
-	}
-	return decodeInto
-}
-
-var (
-	jsonNumberType = reflect.TypeFor[json.Number]()
-	fromJSONName   = "UnmarshalJSONFrom" // encoding/json/v2's UnmarshalerFrom
+// Two options keep what the reflected schema says: a time.Duration is an integer of
+// nanoseconds (as encoding/json has it), and encoding/json's json.Number decodes from a
+// number, which the module does not know. Struct tag options that would make the decoder
+// read something else than the schema describes (format:…, case:…, inline, unknown) are
+// refused when the tool is built (jsonFields).
+var decodeOptions = jsonv2.JoinOptions(
+	jsonv1.FormatDurationAsNano(true),
+	jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(decodeNumber)),
 )
 
-// needsV1 reports whether a value of type t can contain something decodeInto decodes
-// differently from encoding/json.
-func needsV1(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if seen[t] {
-		return false
+// decodeInto decodes args, canonical validated arguments, into target, a pointer.
+func decodeInto(args []byte, target any) error {
+	return jsonv2.Unmarshal(args, target, decodeOptions)
+}
+
+// decodeNumber decodes encoding/json's json.Number from a JSON number (null leaves it).
+func decodeNumber(d *jsontext.Decoder, n *json.Number) error {
+	v, err := d.ReadValue()
+	switch {
+	case err != nil:
+		return err
+	case v.Kind() == '0':
+		*n = json.Number(v)
+	case v.Kind() != 'n':
+		return errors.New("expected a number")
 	}
-	seen[t] = true
-	if t == jsonNumberType {
-		return true
+	return nil
+}
+
+// decodeViolation reports a decode failure of arguments the schema accepted (1.0 or 1e2 for
+// an int field, 300 for an int8) in the schema's terms, at its JSON pointer in tree, the
+// arguments decoded.
+func decodeViolation(err error, tree map[string]any) Violation {
+	var se *jsonv2.SemanticError
+	if !errors.As(err, &se) {
+		return Violation{Message: "the arguments cannot be used: " + strings.TrimPrefix(err.Error(), "json: ")}
 	}
-	if _, ok := reflect.PointerTo(t).MethodByName(fromJSONName); ok {
-		return true
+	got := display(valueAt(tree, slices.Collect(se.JSONPointer.Tokens())))
+	return Violation{Path: string(se.JSONPointer), Message: "expected " + expectedFor(se, got) + ", got " + got}
+}
+
+// expectedFor says what a value of se's Go type must be, in the schema's words.
+func expectedFor(se *jsonv2.SemanticError, got string) string {
+	t := se.GoType
+	if t == nil {
+		return "another value"
 	}
+	switch t {
+	case reflect.TypeFor[time.Time]():
+		return formatHint("date-time")
+	case reflect.TypeFor[time.Duration]():
+		return "an integer number of nanoseconds"
+	}
+	one := big.NewInt(1)
 	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return needsV1(t.Elem(), seen)
-	case reflect.Map:
-		switch t.Key().Kind() {
-		case reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		default:
-			return true
-		}
-		return needsV1(t.Key(), seen) || needsV1(t.Elem(), seen)
-	case reflect.Struct:
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if tag, ok := f.Tag.Lookup("json"); ok && tagNeedsV1(tag) {
-				return true
-			}
-			if needsV1(f.Type, seen) {
-				return true
-			}
-		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		hi := new(big.Int).Sub(new(big.Int).Lsh(one, uint(t.Bits())-1), one)
+		return expectedInteger(got, new(big.Int).Neg(new(big.Int).Add(hi, one)), hi)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return expectedInteger(got, new(big.Int), new(big.Int).Sub(new(big.Int).Lsh(one, uint(t.Bits())), one))
+	case reflect.Float32:
+		return "a number a float32 can hold (at most ±3.4e38)"
+	case reflect.Float64:
+		return "a number a float64 can hold (at most ±1.8e308)"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
 	}
-	return false
+	if se.Err != nil {
+		return "a valid value (" + se.Err.Error() + ")"
+	}
+	return "another value"
 }
 
-// tagNeedsV1 reports whether a json struct tag means something else to the v2
-// implementation: a name encoding/json refuses, or an option other than omitempty and
-// omitzero.
-func tagNeedsV1(tag string) bool {
-	name, opts, _ := strings.Cut(tag, ",")
-	if name != "" && name != "-" && !validTagName(name) {
-		return true
+// expectedInteger says what an integer field of range lo..hi takes, for the literal got.
+func expectedInteger(got string, lo, hi *big.Int) string {
+	if r, ok := new(big.Rat).SetString(got); ok && r.IsInt() && r.Num().Cmp(lo) >= 0 && r.Num().Cmp(hi) <= 0 {
+		return fmt.Sprintf("an integer written without a fraction or exponent (like %s)", r.Num())
 	}
-	if tag == "-" || tag == "-," {
-		return false
-	}
-	for opts != "" {
-		var opt string
-		opt, opts, _ = strings.Cut(opts, ",")
-		if opt != "omitempty" && opt != "omitzero" {
-			return true
-		}
-	}
-	return false
-}
-
-// validTagName is encoding/json's rule for a name in a tag (isValidTag): letters, digits and
-// punctuation but the backslash and quotes.
-func validTagName(s string) bool {
-	for _, c := range s {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
-			return false
-		}
-	}
-	return true
+	return fmt.Sprintf("an integer from %s to %s", lo, hi)
 }

@@ -1,9 +1,11 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,15 +13,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Types that exercise what encoding/json's decoding does beyond plain fields.
+// Types that exercise what decoding does beyond plain fields.
 type (
 	decEmbedded struct {
 		Inner string `json:"inner"`
 	}
 	decText struct{ v string }
 	decJSON struct{ v string }
-	// decAll is decBase with a json.Number and the string option: encoding/json itself
-	// decodes it (decoderFor).
+	// decAll is decBase with a json.Number and the string option.
 	decAll struct {
 		decBase
 		Number json.Number `json:"number"`
@@ -68,163 +69,140 @@ func (j *decJSON) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var decodeCases = []string{
-	`{}`,
-	`{"name":"北京","count":3,"unsigned":7,"ratio":0.5,"on":true}`,
-	`{"NAME":"case","Count":1}`,       // names match case-insensitively
-	`{"name":"a","name":"b"}`,         // duplicate: the last wins
-	`{"name":"\ud800"}`,               // a lone surrogate
-	"{\"name\":\"\xff\xfe\"}",         // invalid UTF-8
-	`{"count":300}`,                   // overflows int8
-	`{"count":-1.5}`,                  // not an integer
-	`{"unsigned":-1}`,                 // negative into uint
-	`{"ratio":1e40}`,                  // overflows float32
-	`{"quoted":"42"}`,                 // the string option
-	`{"quoted":42}`,                   // the string option, unquoted
-	`{"wait":1500000000}`,             // a Duration is nanoseconds
-	`{"wait":"1s"}`,                   // not in v1
-	`{"when":"2026-11-30T07:00:00Z"}`, // time.Time is RFC 3339
-	`{"when":"yesterday"}`,            // not RFC 3339
-	`{"ptr":"x","list":[1,2,3],"array":["a","b","c"]}`,
-	`{"ptr":null,"list":null,"map":null,"name":null}`,
-	`{"map":{"a":1,"b":2},"keyed":{"1":"one"}}`,
-	`{"keyed":{"x":"one"}}`, // a key that is not an int
-	`{"any":{"a":[1,"x",null,true,1.5]}}`,
-	`{"raw":{"keep": [1, 2]},"number":12.50}`,
-	`{"text":"hello","custom":{"x":1}}`,
-	`{"text":"bad"}`,       // UnmarshalText fails
-	`{"text":5}`,           // a number for a TextUnmarshaler
-	`{"bytes":"aGVsbG8="}`, // base64
-	`{"bytes":"not base64!"}`,
-	`{"nested":{"a":1,"A":2}}`,
-	`{"inner":"promoted","deep":"through a pointer"}`,
-	`{"Ignored":"x","-":"y","Untagged":"z","untagged":"w"}`,
-	`{"unknown":1}`,
-	`{"name":1}`,     // wrong type
-	`{"list":{}}`,    // wrong type
-	`{"name":"x"} `,  // trailing space
-	`{"name":"x"}{}`, // trailing value
-	`{"name":"x",}`,  // invalid JSON
+// decodeCases are validated arguments (valid JSON objects) and how decodeInto differs from
+// encoding/json's Unmarshal on them: "" when it decodes the same value, or fails the same.
+// The differences are json/v2's semantics, on purpose: names match exactly (as the
+// validator matches them), duplicate names and invalid UTF-8 are errors (the parse stage
+// refuses them first), a Go array takes exactly its length.
+var decodeCases = []struct{ in, differs string }{
+	{`{}`, ""},
+	{`{"name":"北京","count":3,"unsigned":7,"ratio":0.5,"on":true}`, ""},
+	{`{"NAME":"case","Count":1}`, "names match exactly: NAME and Count are unknown members"},
+	{`{"name":"a","name":"b"}`, "duplicate names are an error"},
+	{`{"name":"\ud800"}`, "a lone surrogate is an error"},
+	{"{\"name\":\"\xff\xfe\"}", "invalid UTF-8 is an error"},
+	{`{"count":300}`, ""},       // overflows int8
+	{`{"count":-1.5}`, ""},      // not an integer
+	{`{"unsigned":-1}`, ""},     // negative into uint
+	{`{"ratio":1e40}`, ""},      // overflows float32
+	{`{"quoted":"42"}`, ""},     // the string option
+	{`{"quoted":42}`, ""},       // the string option, unquoted
+	{`{"wait":1500000000}`, ""}, // a Duration is nanoseconds
+	{`{"wait":"1s"}`, ""},       // but not text
+	{`{"when":"2026-11-30T07:00:00Z"}`, ""},
+	{`{"when":"yesterday"}`, ""}, // not RFC 3339
+	{`{"ptr":"x","list":[1,2,3],"array":["a","b"]}`, ""},
+	{`{"array":["a","b","c"]}`, "a Go array takes exactly its length"},
+	{`{"ptr":null,"list":null,"map":null,"name":null}`, ""},
+	{`{"map":{"a":1,"b":2},"keyed":{"1":"one"}}`, ""},
+	{`{"keyed":{"x":"one"}}`, ""}, // a key that is not an int
+	{`{"any":{"a":[1,"x",null,true,1.5]}}`, ""},
+	{`{"raw":{"keep":[1,2]},"number":12.50}`, ""},
+	{`{"text":"hello","custom":{"x":1}}`, ""},
+	{`{"text":"bad"}`, ""},       // UnmarshalText fails
+	{`{"text":5}`, ""},           // a number for a TextUnmarshaler
+	{`{"bytes":"aGVsbG8="}`, ""}, // base64
+	{`{"bytes":"not base64!"}`, ""},
+	{`{"nested":{"a":1,"A":2}}`, ""},
+	{`{"inner":"promoted","deep":"through a pointer"}`, ""},
+	{`{"Ignored":"x","-":"y","Untagged":"z"}`, ""},
+	{`{"Untagged":"z","untagged":"w"}`, "names match exactly: untagged is unknown"},
+	{`{"unknown":1}`, ""},
+	{`{"name":1}`, ""},  // wrong type
+	{`{"list":{}}`, ""}, // wrong type
 }
 
-// A tool's decoder decodes as encoding/json's Unmarshal does: the same value, and an error
-// exactly when encoding/json has one. decAll holds a json.Number, so its decoder is
-// encoding/json itself: decBase (decNoNumber) is the same without it.
-func TestDecodeIntoLikeEncodingJSON(t *testing.T) {
-	for _, in := range decodeCases {
-		compareDecode(t, in)
-		compareDecodeNoNumber(t, in)
+func TestDecodeLikeEncodingJSON(t *testing.T) {
+	for _, tc := range decodeCases {
+		var want, got decAll
+		wantErr := json.Unmarshal([]byte(tc.in), &want)
+		gotErr := decodeInto([]byte(tc.in), &got)
+		same := (gotErr != nil) == (wantErr != nil) && (wantErr != nil || cmp.Equal(want, got, cmp.Exporter(func(reflect.Type) bool { return true })))
+		switch {
+		case tc.differs == "" && !same:
+			t.Errorf("%s: decodeInto = %+v, %v; encoding/json = %+v, %v", tc.in, got, gotErr, want, wantErr)
+		case tc.differs != "" && same:
+			t.Errorf("%s: decodeInto decodes as encoding/json does; want a difference (%s)", tc.in, tc.differs)
+		}
 	}
 }
 
-type decNoNumber = decBase
-
-func compareDecodeNoNumber(t *testing.T, in string) {
-	t.Helper()
-	if reflect.ValueOf(decoderFor(reflect.TypeFor[decNoNumber]())).Pointer() != reflect.ValueOf(decodeInto).Pointer() {
-		t.Fatal("decNoNumber is not decoded by decodeInto")
+// TestDecodeStringOption: with the string option, inside the string only what a JSON number
+// may be: "NaN", "Infinity", "+1" and ".5" are errors the model is told about (as in
+// encoding/json), and the quoted literal "null" is a string for a string field.
+func TestDecodeStringOption(t *testing.T) {
+	type quoted struct {
+		Amount float64 `json:"amount,omitempty,string"`
+		Count  int     `json:"count,omitempty,string"`
+		Note   string  `json:"note,omitempty,string"`
 	}
-	compareDecodeAs[decNoNumber](t, in, decodeInto)
+	tl := New("pay", "pays an amount", func(_ context.Context, in quoted) (string, error) {
+		return "paid", nil
+	})
+	for _, tt := range []struct {
+		args   string
+		refuse bool
+	}{
+		{`{"amount":"NaN"}`, true}, {`{"amount":"Infinity"}`, true}, {`{"amount":".5"}`, true}, {`{"count":"+1"}`, true},
+		{`{"note":"null"}`, false}, {`{"amount":"1.5","count":"42"}`, false},
+	} {
+		res := tl.Handle(context.Background(), Call{ID: "1", Name: "pay", Arguments: tt.args})
+		if got := res.Kind == KindInvalidArguments; got != tt.refuse {
+			t.Errorf("%s: got %q %q; want refused %v", tt.args, res.Kind, res.Content, tt.refuse)
+		}
+	}
 }
 
 type (
-	fromJSON    struct{ A string }
-	withFrom    struct{ F []fromJSON }
-	floatKeys   struct{ M map[float64]int }
-	okPunctName struct {
-		A string `json:"a-b.c:d"`
-	}
-	quoteName struct {
-		A string `json:"it's"`
-	}
-	recursive struct {
-		Next *recursive
-		Name string `json:"name,omitempty"`
-		Skip string `json:"-"`
-		Dash string `json:"-,"`
-		Zero int    `json:",omitzero"`
+	fromJSON struct{ A string }
+	withFrom struct {
+		F fromJSON `json:"f"`
 	}
 )
 
-func (f *fromJSON) UnmarshalJSONFrom(*jsontext.Decoder) error { return nil }
+func (f *fromJSON) UnmarshalJSONFrom(d *jsontext.Decoder) error { return d.SkipValue() }
 
-func TestDecoderFor(t *testing.T) {
-	type withNumber struct {
-		M map[string][]*json.Number
-	}
+// TestNewRefusesWhatTheSchemaCannotDescribe: json tags and methods with which json/v2 would
+// decode something else than the reflected schema describes, or nothing at all, are refused
+// when the tool is built, naming the field.
+func TestNewRefusesWhatTheSchemaCannotDescribe(t *testing.T) {
 	tests := []struct {
-		typ reflect.Type
-		std bool
+		name string
+		typ  reflect.Type
+		want string
 	}{
-		{reflect.TypeFor[decAll](), true},
-		{reflect.TypeFor[withNumber](), true},
-		{reflect.TypeFor[decBase](), false},
-		{reflect.TypeFor[recursive](), false},
-		{reflect.TypeFor[struct{ City string }](), false},
-		{reflect.TypeFor[okPunctName](), false},
-		{reflect.TypeFor[quoteName](), true},
-		{reflect.TypeFor[withFrom](), true},
-		{reflect.TypeFor[floatKeys](), true},
-		{reflect.TypeFor[map[int]string](), false},
-		{reflect.TypeFor[struct {
-			N int `json:"n,string"`
-		}](), true},
-		{reflect.TypeFor[struct {
-			D time.Duration `json:"d,format:units"`
-		}](), true},
-		{reflect.TypeFor[struct {
-			Rest map[string]any `json:",unknown"`
-		}](), true},
-		{reflect.TypeFor[struct {
-			In decEmbedded `json:",inline"`
-		}](), true},
-		{reflect.TypeFor[struct {
-			N string `json:"n,case:ignore"`
-		}](), true},
+		{"format:units", reflect.TypeFor[struct {
+			Timeout time.Duration `json:"timeout,format:units"`
+		}](), `field "Timeout": the json option format:units is not supported: the schema cannot describe what it decodes`},
+		{"unknown", reflect.TypeFor[struct {
+			City string         `json:"city"`
+			Rest map[string]int `json:",unknown"`
+		}](), `field "Rest": the json option unknown is not supported`},
+		{"case:ignore", reflect.TypeFor[struct {
+			City string `json:"city,case:ignore"`
+		}](), `field "City": the json option case:ignore is not supported`},
+		{"string on a bool", reflect.TypeFor[struct {
+			On bool `json:"on,string"`
+		}](), `field "On": the json option string is not supported on a bool`},
+		{"quoted name", reflect.TypeFor[struct {
+			A string `json:"'it''s'"`
+		}](), `field "A": a quoted JSON name is not supported`},
+		{"malformed tag", reflect.TypeFor[struct {
+			N string `json:"name,"`
+		}](), "Go struct field N has malformed `json` tag"},
+		{"dash name", reflect.TypeFor[struct {
+			D string `json:"-,"`
+		}](), "Go struct field D has malformed `json` tag"},
+		{"UnmarshalJSONFrom", reflect.TypeFor[withFrom](), `field "F": type tool.fromJSON decodes itself (UnmarshalJSONFrom)`},
 	}
 	for _, tt := range tests {
-		got := reflect.ValueOf(decoderFor(tt.typ)).Pointer() == reflect.ValueOf(json.Unmarshal).Pointer()
-		if got != tt.std {
-			t.Errorf("%v: encoding/json used = %v, want %v", tt.typ, got, tt.std)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := reflectSchema(tt.typ)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("reflectSchema(%v) error = %v, want it to contain %q", tt.typ, err, tt.want)
+			}
+		})
 	}
-}
-
-func compareDecode(t *testing.T, in string) {
-	t.Helper()
-	compareDecodeAs[decAll](t, in, decoderFor(reflect.TypeFor[decAll]()))
-}
-
-// compareDecodeAs decodes in into a T with decode and with encoding/json's Unmarshal, and
-// wants the same error-or-not and, without error, the same value.
-func compareDecodeAs[T any](t *testing.T, in string, decode func([]byte, any) error) {
-	t.Helper()
-	var want, got T
-	wantErr := json.Unmarshal([]byte(in), &want)
-	gotErr := decode([]byte(in), &got)
-	if (gotErr != nil) != (wantErr != nil) {
-		t.Errorf("%s: decoder error %v, encoding/json error %v", in, gotErr, wantErr)
-		return
-	}
-	if wantErr != nil {
-		return // the partial values after an error differ, and neither is used
-	}
-	if diff := cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true })); diff != "" {
-		t.Errorf("%s: decoder differs from encoding/json (-want +got):\n%s", in, diff)
-	}
-}
-
-func FuzzDecodeInto(f *testing.F) {
-	for _, c := range decodeCases {
-		f.Add(c)
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		if !json.Valid([]byte(in)) {
-			return // decodeInto only ever sees arguments that passed the validator
-		}
-		compareDecode(t, in)
-		compareDecodeNoNumber(t, in)
-	})
 }
 
 // go test ./tool -run '^$' -bench DecodeInto -benchmem
@@ -233,22 +211,82 @@ func BenchmarkDecodeInto(b *testing.B) {
 		City string `json:"city"`
 	}
 	args := []byte(`{"city":"北京"}`)
-	b.Run("decodeInto", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var v in
-			if err := decodeInto(args, &v); err != nil {
-				b.Fatal(err)
-			}
+	b.ReportAllocs()
+	for b.Loop() {
+		var v in
+		if err := decodeInto(args, &v); err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("encoding-json", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var v in
-			if err := json.Unmarshal(args, &v); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	}
+}
+
+// inputUpper is an input type whose own UnmarshalJSON changes what it decodes to: the
+// decoder calls it, whatever its fields are.
+type inputUpper struct {
+	City string `json:"city"`
+	Days int    `json:"days"`
+}
+
+func (u *inputUpper) UnmarshalJSON(b []byte) error {
+	type plain inputUpper
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*u = inputUpper(p)
+	u.City = strings.ToUpper(u.City)
+	if u.Days == 0 {
+		u.Days = 1 // a default
+	}
+	return nil
+}
+
+// inputText is an input type with UnmarshalText: it decodes from a JSON string only, so an
+// object is a decode error.
+type inputText struct {
+	City string `json:"city"`
+}
+
+func (t *inputText) UnmarshalText(b []byte) error {
+	t.City = "from text: " + string(b)
+	return nil
+}
+
+// inputSchema describes the inputs above: a type that decodes itself has no reflected
+// schema, so it is given one.
+var inputSchema = Options{Schema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}}}`)}
+
+// TestDecodeHonorsInputMethods: the decoding methods of the input type itself are called,
+// for In = T and In = *T.
+func TestDecodeHonorsInputMethods(t *testing.T) {
+	const args = `{"city":"beijing"}`
+	want := inputUpper{City: "BEIJING", Days: 1}
+	var gotV, gotP inputUpper
+	tv := New("v", "value input", func(_ context.Context, in inputUpper) (string, error) {
+		gotV = in
+		return "ok", nil
+	}, inputSchema)
+	tp := New("p", "pointer input", func(_ context.Context, in *inputUpper) (string, error) {
+		gotP = *in
+		return "ok", nil
+	}, inputSchema)
+	if res := tv.Handle(context.Background(), Call{ID: "1", Arguments: args}); res.Err != nil {
+		t.Fatalf("value input: %v", res.Err)
+	}
+	if res := tp.Handle(context.Background(), Call{ID: "2", Arguments: args}); res.Err != nil {
+		t.Fatalf("pointer input: %v", res.Err)
+	}
+	if gotV != want || gotP != want {
+		t.Errorf("fn got %+v (In = T) and %+v (In = *T), want %+v: the input's UnmarshalJSON must run", gotV, gotP, want)
+	}
+
+	ran := false
+	tl := New("t", "text input", func(_ context.Context, in inputText) (string, error) {
+		ran = true
+		return in.City, nil
+	}, inputSchema)
+	res := tl.Handle(context.Background(), Call{ID: "1", Arguments: `{"city":"x"}`})
+	if ran || res.Kind != KindInvalidArguments {
+		t.Errorf("text input: fn ran = %v, kind %q; want a decode error (%s): the type decodes from a string only", ran, res.Kind, KindInvalidArguments)
+	}
 }

@@ -6,21 +6,37 @@
 // [New] binds a name, a description written for the model, and a function
 // func(context.Context, In) (Out, error). The JSON Schema of In is reflected once, at
 // construction (github.com/invopop/jsonschema, flat: no $ref or $defs); types that cannot be
-// described — channels, funcs, interfaces, recursive types — are refused there, naming the
-// field. Options.Strict emits an OpenAI strict-mode schema. [Raw] is the escape hatch: a schema
-// as JSON and a function on raw JSON.
+// described — channels, funcs, interfaces, recursive types — and struct tags that would fail
+// silently are refused there, naming the field. Options.Strict emits an OpenAI strict-mode
+// schema. [Raw] is the escape hatch: a schema as JSON and a function on JSON text; its schema
+// is data, so it returns an error where New panics.
 //
-// # Lenient in, strict after
+// # From the model's text to the value a tool runs with
 //
-// Models send arguments wrapped in markdown fences, with trailing commas, single quotes,
-// Python literals, unquoted keys, or a missing closing brace. [DecodeArguments] repairs what can
-// be repaired without changing meaning (github.com/kaptinlin/jsonrepair behind a wrapper with
-// fast paths and a size cap) and reports the repair; [Tool.Handle] then validates the result
-// against the schema (github.com/santhosh-tekuri/jsonschema/v6, compiled once) before the
-// function runs, and the validated object is decoded into In with encoding/json's semantics
-// (by github.com/go-json-experiment/json, encoding/json/v2's reference implementation, in its
-// v1 mode: one pass instead of two). Every refusal is text the model can act on: each violation with its JSON
-// pointer, what was expected and what was sent, and an instruction to call again.
+// [Tool.Arguments] is the one function that turns the text a model sent into arguments, and
+// [Tool.Handle] runs the tool with exactly what it returns. Four stages, one implementation
+// each:
+//
+//  1. repair — [DecodeArguments]: text that is already a JSON object passes as it is; around
+//     other text, simple steps remove what models wrap the object in (a markdown fence, prose,
+//     a byte order mark, a second JSON encoding); github.com/kaptinlin/jsonrepair repairs
+//     the rest, up to 8 KiB; then checks refuse every repair that could change meaning (a
+//     value joined, invented or completed after a cut).
+//  2. parse — jsontext, the tokenizer of github.com/go-json-experiment/json, reads the text
+//     once: duplicate property names, invalid UTF-8, nesting deeper than 64 levels and text
+//     over the tool's size limit are refused. It yields the tree the validator checks and the
+//     canonical text (no whitespace, each string in its shortest form).
+//  3. validate — github.com/santhosh-tekuri/jsonschema/v6, compiled once, on that tree; a
+//     typed tool's schema defaults are filled in first. Property names match exactly.
+//  4. decode — for a typed tool, github.com/go-json-experiment/json (encoding/json/v2)
+//     decodes the canonical text into In: a member fills the field of exactly its name, as
+//     the validator matched it.
+//
+// So the value a tool runs with is the value that was validated, and the value approvers,
+// checkers and loggers see through [Tool.Arguments]: a key "City" cannot slip past a check on
+// "city", nor two keys "city" show one value and run with the other. Every refusal is text
+// the model can act on: each violation with its JSON pointer, what was expected and what was
+// sent, and an instruction to call again.
 //
 // # Results
 //

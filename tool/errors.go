@@ -13,7 +13,8 @@ type Violation struct {
 }
 
 // ArgumentError is the error of a call whose arguments were refused before the tool ran:
-// unrepairable JSON (Kind KindInvalidJSON) or a schema violation (KindInvalidArguments).
+// unrepairable or unbounded JSON (Kind KindInvalidJSON), or a schema violation, a duplicate
+// property, a value the input type cannot hold (KindInvalidArguments).
 // Its message is written for the model: every violation with its path, and an instruction to
 // call again with fixed arguments.
 type ArgumentError struct {
@@ -21,7 +22,7 @@ type ArgumentError struct {
 	Tool string
 	// Kind is KindInvalidJSON or KindInvalidArguments.
 	Kind Kind
-	// Violations lists the schema violations (KindInvalidArguments).
+	// Violations lists what is wrong, each at its JSON pointer (KindInvalidArguments).
 	Violations []Violation
 	// Detail says why the text is not JSON (KindInvalidJSON).
 	Detail string

@@ -36,7 +36,7 @@ func ExampleNew() {
 	// Output:
 	// {"type":"object","properties":{"city":{"type":"string","description":"城市中文名，例如：北京、上海、广州"}},"required":["city"],"additionalProperties":false}
 	// 晴，气温26℃，东南风2级
-	// 上海暂无数据 | stripped markdown fence; removed trailing comma
+	// 上海暂无数据 | stripped markdown fence; repaired malformed JSON
 	// invalid_arguments
 	// invalid arguments for tool get_weather:
 	// - /city: required property is missing (string: 城市中文名，例如：北京、上海、广州)

@@ -11,9 +11,11 @@ type Kind string
 
 // The kinds of failure a call can have.
 const (
-	// KindInvalidJSON: the arguments were not JSON and could not be safely repaired.
+	// KindInvalidJSON: the arguments were not JSON and could not be safely repaired, or
+	// broke a bound of the parse stage (invalid UTF-8, nesting deeper than 64 levels, size).
 	KindInvalidJSON Kind = "invalid_json"
-	// KindInvalidArguments: the arguments were JSON but broke the tool's schema.
+	// KindInvalidArguments: the arguments were JSON but broke the tool's schema, sent a
+	// property twice, or held a value the tool's input type cannot (1.0 for an int).
 	KindInvalidArguments Kind = "invalid_arguments"
 	// KindUnknownTool: the model named a tool that does not exist.
 	KindUnknownTool Kind = "unknown_tool"

@@ -18,11 +18,12 @@ import (
 // readable order (type first). t must be a struct, or a pointer to one; struct{} describes a
 // tool without parameters ({"type":"object","properties":{},"additionalProperties":false}).
 //
-// Properties follow encoding/json: the json tag names them, `json:"-"` and unexported fields
-// are skipped, embedded structs are flattened. Every object gets additionalProperties false.
-// Keywords come from invopop/jsonschema struct tags: `jsonschema:"description=...,enum=a,
-// enum=b,minimum=1,maximum=7,default=3,pattern=^[a-z]+$,format=email,minLength=2"`, and
-// `jsonschema_description:"..."` for a description containing commas (or escape them as \,).
+// Properties follow the json tags as encoding/json and the decoder read them: the json tag
+// names them, `json:"-"` and unexported fields are skipped, embedded structs are flattened.
+// Every object gets additionalProperties false. Keywords come from invopop/jsonschema struct
+// tags: `jsonschema:"description=...,enum=a,enum=b,minimum=1,maximum=7,default=3,
+// pattern=^[a-z]+$,format=email,minLength=2"`, and `jsonschema_description:"..."` for a
+// description containing commas (or escape them as \,).
 //
 // The required rule: a field is required unless its json tag has omitempty or omitzero, or its
 // type is a pointer. `jsonschema:"required"` makes any field required.
@@ -35,9 +36,13 @@ import (
 // types cannot be described`): channels, funcs, complex numbers, uintptr and unsafe
 // pointers; interfaces and json.RawMessage (a model cannot be told what to send; an interface
 // field with a `jsonschema:"type=..."` or `anyof_type=...` tag is allowed); maps whose keys
-// encoding/json cannot decode; url.URL (it does not decode from a JSON string); types with
-// their own UnmarshalJSON and no JSONSchema method (their JSON form is unknown); recursive
-// types; two fields with the same JSON name. The caller prefixes the tool's name.
+// cannot be decoded from a JSON object key; url.URL (it does not decode from a JSON string);
+// types with their own UnmarshalJSON or UnmarshalJSONFrom and no JSONSchema method (their
+// JSON form is unknown); recursive types; two fields with the same JSON name; tags that would
+// fail silently: a jsonschema key invopop ignores, a description cut by a comma, a json
+// option the schema cannot describe (format:…, case:…, inline, unknown, string on a bool) or
+// that the decoder refuses (a malformed tag, a tag on an unexported field). The caller
+// prefixes the tool's name.
 func reflectSchema(t reflect.Type) (json.RawMessage, error) {
 	if t == nil {
 		return nil, fmt.Errorf("parameters type is nil: a tool's arguments are a JSON object")
@@ -107,7 +112,7 @@ var (
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// decodesFromText reports whether encoding/json decodes t from a JSON string through
+// decodesFromText reports whether the decoder (as encoding/json) decodes t from a JSON string through
 // UnmarshalText (and not through UnmarshalJSON).
 func decodesFromText(t reflect.Type) bool {
 	p := reflect.PointerTo(t)
@@ -169,6 +174,8 @@ func (c *typeChecker) check(t reflect.Type, path string) error {
 		return nil
 	case reflect.PointerTo(t).Implements(jsonUnmarshalerType):
 		return fieldError(path, "type %s decodes itself (UnmarshalJSON), so its JSON form is unknown: give it a JSONSchema() *jsonschema.Schema method", t)
+	case hasMethod(t, "UnmarshalJSONFrom"):
+		return fieldError(path, "type %s decodes itself (UnmarshalJSONFrom), so its JSON form is unknown: give it a JSONSchema() *jsonschema.Schema method", t)
 	}
 
 	c.onPath[t] = true
@@ -204,6 +211,9 @@ func (c *typeChecker) checkStruct(t reflect.Type, path string) error {
 	if err != nil {
 		return err
 	}
+	if err := decodeDryRun(t); err != nil {
+		return fieldError(path, "%v", err)
+	}
 	names := make(map[string]string, len(fields))
 	for _, f := range fields {
 		if prev, dup := names[f.name]; dup {
@@ -230,8 +240,9 @@ type structField struct {
 	typed    bool         // its jsonschema tag sets a type (type=, oneof_type=, anyof_type=)
 }
 
-// jsonFields lists the properties of struct t the way encoding/json decodes them, flattening
-// embedded structs. embedding holds the embedded structs being flattened.
+// jsonFields lists the properties of struct t the way the decoder (and encoding/json) reads
+// them, flattening embedded structs, and refuses the tags that would fail silently (tags.go).
+// embedding holds the embedded structs being flattened.
 func jsonFields(t reflect.Type, path string, embedding []reflect.Type) ([]structField, error) {
 	var out []structField
 	for i := range t.NumField() {
@@ -243,7 +254,13 @@ func jsonFields(t reflect.Type, path string, embedding []reflect.Type) ([]struct
 		}
 		fpath := joinPath(path, f.Name)
 		if slices.Contains(jsonTags[1:], "inline") {
-			return nil, fieldError(fpath, "encoding/json does not flatten the json option inline: embed the struct instead")
+			return nil, fieldError(fpath, "the json option inline is not supported: embed the struct instead")
+		}
+		if err := checkJSONOptions(f); err != nil {
+			return nil, fieldError(fpath, "%v", err)
+		}
+		if err := checkSchemaTag(f.Tag.Get("jsonschema")); err != nil {
+			return nil, fieldError(fpath, "%v", err)
 		}
 		et := f.Type
 		if et.Kind() == reflect.Pointer {
@@ -254,7 +271,7 @@ func jsonFields(t reflect.Type, path string, embedding []reflect.Type) ([]struct
 			continue // encoding/json ignores it
 		case f.Anonymous && jsonTags[0] == "" && et.Kind() == reflect.Struct:
 			if f.Type.Kind() == reflect.Pointer && !f.IsExported() {
-				return nil, fieldError(fpath, "encoding/json cannot set an embedded pointer to unexported struct %s: embed it by value", et)
+				return nil, fieldError(fpath, "the decoder cannot set an embedded pointer to unexported struct %s: embed it by value", et)
 			}
 			if slices.Contains(embedding, et) || et == t {
 				return nil, fieldError(fpath, "recursive embedding of %s cannot be described", et)
@@ -324,14 +341,6 @@ func adjustSchema(s *jsonschema.Schema, t reflect.Type) {
 		if err != nil {
 			return
 		}
-		// Drop what invopop describes and encoding/json ignores (an embedded unexported
-		// non-struct type).
-		for name := range s.Properties.KeysFromOldest() {
-			if !slices.ContainsFunc(fields, func(f structField) bool { return f.name == name }) {
-				s.Properties.Delete(name)
-				s.Required = slices.DeleteFunc(s.Required, func(n string) bool { return n == name })
-			}
-		}
 		for _, f := range fields {
 			p, ok := s.Properties.Get(f.name)
 			if !ok {
@@ -357,6 +366,13 @@ func derefType(t reflect.Type) (reflect.Type, bool) {
 		t = t.Elem()
 	}
 	return t, true
+}
+
+// hasMethod reports whether t or *t has the method name (json/v2's UnmarshalJSONFrom, which
+// no interface of the standard library names).
+func hasMethod(t reflect.Type, name string) bool {
+	_, ok := reflect.PointerTo(t).MethodByName(name)
+	return ok
 }
 
 func validMapKey(k reflect.Type) bool {

@@ -66,18 +66,21 @@ type (
 	schEmbedded struct {
 		*SchBase
 		schMore
-		schHiddenInt         // encoding/json ignores an embedded unexported non-struct type
-		Title        string  `json:"title"`
-		Hidden       string  `json:"-"`
-		internal     string  //nolint:unused // unexported fields are skipped
-		Plain        string  // no json tag: the Go name
-		Maybe        string  `json:"maybe,omitempty"`
-		Zero         int     `json:"zero,omitzero"`
-		Forced       *string `json:"forced" jsonschema:"required"`
-		Ignored      string  `json:"ignored" jsonschema:"-"`
+		Title    string  `json:"title"`
+		Hidden   string  `json:"-"`
+		internal string  //nolint:unused // unexported fields are skipped
+		Plain    string  // no json tag: the Go name
+		Maybe    string  `json:"maybe,omitempty"`
+		Zero     int     `json:"zero,omitzero"`
+		Forced   *string `json:"forced" jsonschema:"required"`
+		Ignored  string  `json:"ignored" jsonschema:"-"`
 	}
 
-	schHiddenInt     int
+	schHiddenInt   int
+	schHiddenEmbed struct {
+		schHiddenInt     // json/v2 refuses an embedded non-struct type without a JSON name
+		X            int `json:"x"`
+	}
 	schSelfDescribed struct{ Lat, Lng float64 }
 	schSpecial       struct {
 		Amount   json.Number      `json:"amount"`
@@ -282,8 +285,9 @@ func TestReflectSchemaRefuses(t *testing.T) {
 		{"url.URL", reflect.TypeFor[struct{ Link *url.URL }](), "field \"Link\": url.URL does not decode from a JSON string: use a string with a `jsonschema:\"format=uri\"` tag"},
 		{"own UnmarshalJSON", reflect.TypeFor[struct{ D schDecodes }](), `field "D": type tool.schDecodes decodes itself (UnmarshalJSON), so its JSON form is unknown: give it a JSONSchema() *jsonschema.Schema method`},
 		{"float map key", reflect.TypeFor[struct{ M map[float64]int }](), `field "M": map key type float64 cannot be decoded from a JSON object key`},
-		{"embedded pointer to unexported struct", reflect.TypeFor[schPtrEmbed](), `field "schMore": encoding/json cannot set an embedded pointer to unexported struct tool.schMore: embed it by value`},
-		{"inline option", reflect.TypeFor[schInline](), `field "Base": encoding/json does not flatten the json option inline: embed the struct instead`},
+		{"embedded pointer to unexported struct", reflect.TypeFor[schPtrEmbed](), `field "schMore": the decoder cannot set an embedded pointer to unexported struct tool.schMore: embed it by value`},
+		{"inline option", reflect.TypeFor[schInline](), `field "Base": the json option inline is not supported: embed the struct instead`},
+		{"embedded non-struct type", reflect.TypeFor[schHiddenEmbed](), `parameters type: json/v2 cannot decode tool.schHiddenEmbed: embedded Go struct field schHiddenInt of non-struct type must be explicitly given a JSON name`},
 		{"duplicate JSON name", reflect.TypeFor[schDup](), `field "ID": JSON name "id" is already used by field "SchBase.ID"`},
 		{"string root", reflect.TypeFor[string](), `parameters type string is not a struct: a tool's arguments are a JSON object`},
 		{"map root", reflect.TypeFor[map[string]int](), `parameters type map[string]int is not a struct: a tool's arguments are a JSON object`},

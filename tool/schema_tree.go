@@ -3,12 +3,11 @@ package tool
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Schemas as ordered JSON trees: parsed keeping the order of members, and written back
@@ -30,6 +29,11 @@ func (o *object) get(key string) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+func (o *object) has(key string) bool {
+	_, ok := o.get(key)
+	return ok
 }
 
 // set replaces the value of key, or appends key.
@@ -61,58 +65,34 @@ func (o *object) getString(key string) string {
 	return s
 }
 
-// parseTree decodes JSON text into nil, bool, json.Number, string, []any and *object.
+// maxSchemaDepth bounds the nesting of a schema: schemas come from outside too (an MCP
+// server's tools), and every walk of the tree recurses.
+const maxSchemaDepth = 256
+
+// parseTree decodes JSON text into nil, bool, json.Number, string, []any and *object. It
+// refuses text nesting deeper than maxSchemaDepth. Of two members of one name, the last wins,
+// as in encoding/json.
 func parseTree(data []byte) (any, error) {
 	if !json.Valid(data) {
 		var v json.RawMessage
 		return nil, fmt.Errorf("invalid JSON: %w", json.Unmarshal(data, &v))
 	}
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	v, err := parseValue(d)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, errors.New("invalid JSON: data after the top-level value")
-	}
-	return v, nil
+	d := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	return readValue(d, maxSchemaDepth, orderedObject)
 }
 
-func parseValue(d *json.Decoder) (any, error) {
-	tok, err := d.Token()
-	if err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	switch tok {
-	case json.Delim('{'):
-		o := &object{}
-		for d.More() {
-			k, err := d.Token()
-			if err != nil {
-				return nil, fmt.Errorf("invalid JSON: %w", err)
-			}
-			v, err := parseValue(d)
-			if err != nil {
-				return nil, err
-			}
-			o.set(k.(string), v)
+// orderedObject builds an *object, the last of two members of one name winning.
+func orderedObject(ms []member) any {
+	o, index := &object{}, make(map[string]int, len(ms))
+	for _, m := range ms {
+		if i, dup := index[m.key]; dup {
+			o.members[i].value = m.value
+			continue
 		}
-		_, err = d.Token()
-		return o, err
-	case json.Delim('['):
-		arr := []any{}
-		for d.More() {
-			v, err := parseValue(d)
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-		}
-		_, err = d.Token()
-		return arr, err
+		index[m.key] = len(o.members)
+		o.members = append(o.members, m)
 	}
-	return tok, nil
+	return o
 }
 
 // schemaKeyOrder is the order encodeSchema writes the keywords of a schema in; other keywords
@@ -257,41 +237,10 @@ func appendJSON(b []byte, v any) []byte {
 	return append(b, j...)
 }
 
-// appendString appends s as a JSON string the way encoding/json does, minus HTML escaping:
-// the schema is read by a model, and \u003c in a pattern or a description helps no one.
+// appendString appends s as a JSON string in its shortest form (RFC 8785), without HTML
+// escaping: the schema is read by a model, and \u003c in a pattern or a description helps no
+// one. Invalid UTF-8 becomes U+FFFD.
 func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
+	b, _ = jsontext.AppendQuote(b, s)
+	return b
 }

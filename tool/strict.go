@@ -102,62 +102,9 @@ var strictRefused = map[string]string{
 
 // strictNode rewrites schema o in place; path names it in errors.
 func strictNode(o *object, path string, root bool) error {
-	var notes []string
-	for _, m := range slices.Clone(o.members) {
-		k := m.key
-		switch {
-		case k == "format":
-			if f, _ := m.value.(string); !strictFormats[f] {
-				o.del(k)
-				notes = append(notes, "format: "+f)
-			}
-		case k == "oneOf":
-			if !nullablePair(m.value) {
-				return strictError(path, "%s", strictRefused[k])
-			}
-			if _, ok := o.get("anyOf"); ok {
-				return strictError(path, "%s", strictRefused[k])
-			}
-			for i := range o.members {
-				if o.members[i].key == "oneOf" {
-					o.members[i].key = "anyOf"
-				}
-			}
-		case k == "unevaluatedProperties":
-			if m.value != false {
-				return strictError(path, "an open object (unevaluatedProperties) cannot be strict: use fixed properties")
-			}
-			o.del(k)
-		case k == "$ref":
-			if ref, _ := m.value.(string); !strings.HasPrefix(ref, "#") {
-				return strictError(path, "a remote $ref (%s) cannot be strict: inline it or put it in $defs", ref)
-			}
-		case strictKept[k]:
-		case strictRefused[k] != "":
-			return strictError(path, "%s", strictRefused[k])
-		case k == "default":
-			o.del(k)
-			notes = append(notes, "default: "+compactJSON(m.value))
-		case k == "uniqueItems":
-			o.del(k)
-			if m.value == true {
-				notes = append(notes, "items must be unique")
-			}
-		case k == "minProperties" || k == "maxProperties":
-			o.del(k)
-			notes = append(notes, k+": "+compactJSON(m.value))
-		default: // annotations and keywords strict mode does not know
-			o.del(k)
-		}
+	if err := strictKeywords(o, path); err != nil {
+		return err
 	}
-	if len(notes) > 0 {
-		note := "(" + strings.Join(notes, "; ") + ")"
-		if d := o.getString("description"); d != "" {
-			note = d + " " + note
-		}
-		o.set("description", note)
-	}
-
 	types := schemaTypes(o)
 	_, hasProps := o.get("properties")
 	if slices.Contains(types, "object") || hasProps {
@@ -169,33 +116,126 @@ func strictNode(o *object, path string, root bool) error {
 		}
 	}
 	if slices.Contains(types, "array") {
-		items, ok := o.get("items")
-		if !ok {
-			return strictError(path, "an array without items cannot be strict: give it an element type")
-		}
-		itemSchema, ok := items.(*object)
-		if !ok {
-			return strictError(path, "a tuple (items is not a schema) cannot be strict: use an object")
-		}
-		if err := strictNode(itemSchema, path+"[]", false); err != nil {
+		if err := strictItems(o, path); err != nil {
 			return err
 		}
 	}
-	if v, ok := o.get("anyOf"); ok {
-		branches, _ := v.([]any)
-		if len(branches) == 0 {
-			return strictError(path, "an empty anyOf cannot be strict")
+	if err := strictBranches(o, path); err != nil {
+		return err
+	}
+	if err := strictDefs(o, path); err != nil {
+		return err
+	}
+	if len(types) == 0 && !slices.ContainsFunc([]string{"properties", "anyOf", "$ref", "enum", "const"}, o.has) {
+		return strictError(path, "a schema without a type cannot be strict: a model cannot be told what to send")
+	}
+	return nil
+}
+
+// strictKeywords keeps, drops or refuses each keyword of schema o, and moves what strict mode
+// cannot say, but the model should read, into its description.
+func strictKeywords(o *object, path string) error {
+	var notes []string
+	for _, m := range slices.Clone(o.members) {
+		note, err := strictKeyword(o, m, path)
+		if err != nil {
+			return err
 		}
-		for _, b := range branches {
-			bo, ok := b.(*object)
-			if !ok {
-				return strictError(path, "an anyOf branch that is not a schema cannot be strict")
-			}
-			if err := strictNode(bo, path, false); err != nil {
-				return err
-			}
+		if note != "" {
+			notes = append(notes, note)
 		}
 	}
+	if len(notes) > 0 {
+		note := "(" + strings.Join(notes, "; ") + ")"
+		if d := o.getString("description"); d != "" {
+			note = d + " " + note
+		}
+		o.set("description", note)
+	}
+	return nil
+}
+
+// strictKeyword rewrites keyword m of schema o; note is what the description must say instead.
+func strictKeyword(o *object, m member, path string) (note string, err error) {
+	k := m.key
+	switch {
+	case k == "format":
+		if f, _ := m.value.(string); !strictFormats[f] {
+			o.del(k)
+			return "format: " + f, nil
+		}
+	case k == "oneOf":
+		if !nullablePair(m.value) || o.has("anyOf") {
+			return "", strictError(path, "%s", strictRefused[k])
+		}
+		for i := range o.members {
+			if o.members[i].key == "oneOf" {
+				o.members[i].key = "anyOf"
+			}
+		}
+	case k == "unevaluatedProperties":
+		if m.value != false {
+			return "", strictError(path, "an open object (unevaluatedProperties) cannot be strict: use fixed properties")
+		}
+		o.del(k)
+	case k == "$ref":
+		if ref, _ := m.value.(string); !strings.HasPrefix(ref, "#") {
+			return "", strictError(path, "a remote $ref (%s) cannot be strict: inline it or put it in $defs", ref)
+		}
+	case strictKept[k]:
+	case strictRefused[k] != "":
+		return "", strictError(path, "%s", strictRefused[k])
+	case k == "default", k == "minProperties", k == "maxProperties":
+		o.del(k)
+		return k + ": " + compactJSON(m.value), nil
+	case k == "uniqueItems":
+		o.del(k)
+		if m.value == true {
+			return "items must be unique", nil
+		}
+	default: // annotations and keywords strict mode does not know
+		o.del(k)
+	}
+	return "", nil
+}
+
+// strictItems makes the items of array schema o strict.
+func strictItems(o *object, path string) error {
+	items, ok := o.get("items")
+	if !ok {
+		return strictError(path, "an array without items cannot be strict: give it an element type")
+	}
+	itemSchema, ok := items.(*object)
+	if !ok {
+		return strictError(path, "a tuple (items is not a schema) cannot be strict: use an object")
+	}
+	return strictNode(itemSchema, path+"[]", false)
+}
+
+// strictBranches makes the branches of o's anyOf strict.
+func strictBranches(o *object, path string) error {
+	v, ok := o.get("anyOf")
+	if !ok {
+		return nil
+	}
+	branches, _ := v.([]any)
+	if len(branches) == 0 {
+		return strictError(path, "an empty anyOf cannot be strict")
+	}
+	for _, b := range branches {
+		bo, ok := b.(*object)
+		if !ok {
+			return strictError(path, "an anyOf branch that is not a schema cannot be strict")
+		}
+		if err := strictNode(bo, path, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// strictDefs makes the definitions of o strict.
+func strictDefs(o *object, path string) error {
 	for _, defsKey := range []string{"$defs", "definitions"} {
 		defs, ok := o.get(defsKey)
 		if !ok {
@@ -214,14 +254,6 @@ func strictNode(o *object, path string, root bool) error {
 				return err
 			}
 		}
-	}
-	if len(types) == 0 {
-		for _, k := range []string{"properties", "anyOf", "$ref", "enum", "const"} {
-			if _, ok := o.get(k); ok {
-				return nil
-			}
-		}
-		return strictError(path, "a schema without a type cannot be strict: a model cannot be told what to send")
 	}
 	return nil
 }

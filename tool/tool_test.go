@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -36,14 +37,29 @@ func TestNewRefusesBadNameAndDescription(t *testing.T) {
 		{"ok_name-1", "  \n", "empty description"},
 	}
 	for _, tc := range tests {
-		_, err := tool.Define(tc.name, tc.desc, fn)
+		err := newNamedErr(tc.name, tc.desc, fn)
 		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-			t.Errorf("Define(%q, %q) error = %v, want it to contain %q", tc.name, tc.desc, err, tc.wantErr)
+			t.Errorf("New(%q, %q) panic = %v, want it to contain %q", tc.name, tc.desc, err, tc.wantErr)
+		}
+		_, err = tool.Raw(tc.name, tc.desc, json.RawMessage(`{"type":"object"}`), func(context.Context, json.RawMessage) (string, error) { return "", nil })
+		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("Raw(%q, %q) error = %v, want it to contain %q", tc.name, tc.desc, err, tc.wantErr)
 		}
 	}
-	if _, err := tool.Define(strings.Repeat("a", 64), "d", fn); err != nil {
+	if err := newNamedErr(strings.Repeat("a", 64), "d", fn); err != nil {
 		t.Errorf("64-character name refused: %v", err)
 	}
+}
+
+// newNamedErr runs tool.New and returns its panic as an error (nil when it did not panic).
+func newNamedErr(name, desc string, fn tool.Func[struct{}, string]) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	tool.New(name, desc, fn)
+	return nil
 }
 
 func TestNewPanicsNamingTool(t *testing.T) {
@@ -147,16 +163,19 @@ func TestPointerInput(t *testing.T) {
 
 func TestRawTool(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":false}`)
-	tl := tool.Raw("search", "searches", schema, func(ctx context.Context, args json.RawMessage) (string, error) {
+	tl, err := tool.Raw("search", "searches", schema, func(ctx context.Context, args json.RawMessage) (string, error) {
 		return "got " + string(args), nil
 	})
-	if res := tl.Handle(context.Background(), tool.Call{Arguments: `{'q': 'go'}`}); res.Content != `got {"q": "go"}` && res.Content != `got {"q":"go"}` {
-		t.Errorf("Content = %q", res.Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := tl.Handle(context.Background(), tool.Call{Arguments: `{'q': 'go'}`}); res.Content != `got {"q":"go"}` {
+		t.Errorf("Content = %q, want the canonical arguments", res.Content)
 	}
 	if res := tl.Handle(context.Background(), tool.Call{Arguments: `{}`}); res.Kind != tool.KindInvalidArguments {
 		t.Errorf("missing q: Kind = %q", res.Kind)
 	}
-	if _, err := tool.DefineRaw("x", "d", json.RawMessage(`{"type":"string"}`), func(ctx context.Context, a json.RawMessage) (string, error) { return "", nil }); err == nil {
+	if _, err := tool.Raw("x", "d", json.RawMessage(`{"type":"string"}`), func(ctx context.Context, a json.RawMessage) (string, error) { return "", nil }); err == nil {
 		t.Errorf("a non-object root schema was accepted")
 	}
 }
@@ -227,5 +246,22 @@ func TestEncode(t *testing.T) {
 	}
 	if _, err := tool.Encode(make(chan int)); err == nil {
 		t.Errorf("Encode(chan) succeeded")
+	}
+}
+
+// TestRawSchemaBounds: a schema is outside input too (an MCP server's tools): its size and
+// its nesting are bounded before anything walks it.
+func TestRawSchemaBounds(t *testing.T) {
+	fn := func(context.Context, json.RawMessage) (string, error) { return "", nil }
+	deep := `{"type":"object","properties":{"a":` + strings.Repeat(`{"type":"array","items":`, 300) + `{}` + strings.Repeat("}", 300) + `}}`
+	tests := []struct{ name, schema, want string }{
+		{"10 MB of [", strings.Repeat("[", 10<<20), "the schema is 10485760 bytes, over the 1048576-byte limit"},
+		{"300 levels", deep, "nests deeper than 256 levels"},
+	}
+	for _, tt := range tests {
+		_, err := tool.Raw("deep", "a deep schema", json.RawMessage(tt.schema), fn)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Raw(%s) error = %v, want it to contain %q", tt.name, err, tt.want)
+		}
 	}
 }

@@ -11,18 +11,11 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// validator checks arguments objects against one compiled schema. It is immutable after
-// compileValidator and safe for concurrent use.
-//
-// Validation runs on every tool call, so it has two paths. The fast path checks the raw
-// bytes against a compiled form of the common keywords without decoding them, and without
-// allocating for plain values; it can only say "valid". When it cannot (the arguments break
-// the schema, or use a keyword it does not know), the full validator decodes the arguments
-// and reports every violation. The fast path is conservative: it accepts only what the full
-// validator accepts.
+// validator checks arguments against one compiled schema: the validate stage, one
+// validator, github.com/santhosh-tekuri/jsonschema/v6, on the tree the parse stage built. It
+// is immutable after compileValidator and safe for concurrent use.
 type validator struct {
 	schema *jsonschema.Schema
-	fast   *fastNode                     // the fast path
 	byLoc  map[string]*jsonschema.Schema // every compiled schema by its location, for messages
 }
 
@@ -62,7 +55,6 @@ func compileValidator(schema json.RawMessage) (*validator, error) {
 	}
 	v := &validator{schema: s, byLoc: map[string]*jsonschema.Schema{}}
 	indexSchemas(s, v.byLoc)
-	v.fast = (&fastCompiler{nodes: map[*jsonschema.Schema]*fastNode{}}).node(s)
 	return v, nil
 }
 
@@ -108,21 +100,14 @@ func relaxOptional(v any) {
 	}
 }
 
-// validate checks one arguments object (the bytes of a JSON object). nil means valid.
+// validate checks one arguments object, a tree from parseArguments. nil means valid.
 // Violations are sorted by path; each says what was expected and what was sent.
-func (v *validator) validate(args []byte) []Violation {
-	if v.accepts(args) {
-		return nil
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return []Violation{{Path: "", Message: "the arguments are not valid JSON: " + err.Error()}}
-	}
+func (v *validator) validate(inst map[string]any) []Violation {
 	var out []Violation
 	if outOfRange(inst, nil, &out); out != nil {
 		return sortViolations(out) // before the validator: it would compute them exactly
 	}
-	err = v.schema.Validate(inst)
+	err := v.schema.Validate(inst)
 	if err == nil {
 		return nil
 	}
@@ -135,17 +120,6 @@ func (v *validator) validate(args []byte) []Violation {
 		out = append(out, Violation{Path: "", Message: verr.Error()})
 	}
 	return sortViolations(out)
-}
-
-// accepts reports whether the fast path finds args, whole, valid JSON that the schema
-// accepts. False means the full validator must decide.
-func (v *validator) accepts(args []byte) bool {
-	s := scanner{data: args}
-	if v.fast.check(&s) != fastOK {
-		return false
-	}
-	s.ws()
-	return s.pos == len(s.data)
 }
 
 // sortViolations sorts by path, then message, and drops duplicates.
@@ -164,17 +138,17 @@ func sortViolations(vs []Violation) []Violation {
 const maxExponent = 1000
 
 // hugeExponent reports whether number literal lit has an exponent beyond maxExponent.
-func hugeExponent(lit []byte) bool {
-	i := bytes.IndexAny(lit, "eE")
+func hugeExponent(lit string) bool {
+	i := strings.IndexAny(lit, "eE")
 	if i < 0 {
 		return false
 	}
-	exp := bytes.TrimLeft(lit[i+1:], "+-")
-	exp = bytes.TrimLeft(exp, "0")
+	exp := strings.TrimLeft(lit[i+1:], "+-")
+	exp = strings.TrimLeft(exp, "0")
 	if len(exp) > 4 {
 		return true
 	}
-	n, _ := strconv.Atoi(string(exp))
+	n, _ := strconv.Atoi(exp)
 	return n > maxExponent
 }
 
@@ -182,7 +156,7 @@ func hugeExponent(lit []byte) bool {
 func outOfRange(inst any, loc []string, out *[]Violation) {
 	switch x := inst.(type) {
 	case json.Number:
-		if hugeExponent([]byte(x)) {
+		if hugeExponent(string(x)) {
 			*out = append(*out, Violation{pointer(loc), "number out of range, got " + display(x)})
 		}
 	case []any:

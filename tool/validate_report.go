@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -65,11 +66,25 @@ func (v *validator) collect(inst any, e *jsonschema.ValidationError, out *[]Viol
 			msg = "unknown property; known properties: " + strings.Join(known, ", ")
 		}
 		for _, name := range k.Properties {
-			*out = append(*out, Violation{path + "/" + escapeToken(name), msg})
+			*out = append(*out, Violation{path + "/" + escapeToken(name), didYouMean(parent, name, msg)})
 		}
 	default:
 		*out = append(*out, Violation{path, violationMessage(e, valueAt(inst, e.InstanceLocation))})
 	}
+}
+
+// didYouMean returns msg, or, when name differs from a property of parent only by case, a
+// hint naming that property: names match exactly.
+func didYouMean(parent *jsonschema.Schema, name, msg string) string {
+	if parent == nil {
+		return msg
+	}
+	for _, known := range slices.Sorted(maps.Keys(parent.Properties)) {
+		if strings.EqualFold(known, name) {
+			return fmt.Sprintf("unknown property; did you mean %q?", known)
+		}
+	}
+	return msg
 }
 
 // collectAlternatives reports the failure of anyOf or oneOf. Alternatives the value failed

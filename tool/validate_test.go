@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -56,6 +55,17 @@ func mustValidator(t testing.TB, typ reflect.Type, strict bool) *validator {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// check parses args as the parse stage does and validates the tree; a refusal of the parse
+// stage is returned as one violation at the root.
+func check(t testing.TB, v *validator, args string) []Violation {
+	t.Helper()
+	tree, _, err := parseArguments([]byte(args), DefaultArgumentLimit)
+	if err != nil {
+		return []Violation{{Path: "", Message: "parse: " + err.Error()}}
+	}
+	return v.validate(tree)
 }
 
 const valKnown = "unknown property; known properties: at, by_id, city, code, count, days, email, home, items, level, note, ratio, step, unit"
@@ -140,10 +150,8 @@ func TestValidate(t *testing.T) {
 				{"/days", "number out of range, got 1e999999"},
 				{"/items/0/qty", "number out of range, got -2E+0000001001"},
 			}},
-		{"not an object", `["city"]`,
-			[]Violation{{"", `expected object, got array ["city"]`}}},
-		{"not JSON", `{"city":`,
-			[]Violation{{"", "the arguments are not valid JSON: unexpected EOF"}}},
+		{"case variant of a known property", `{"City":"x","city":"y"}`,
+			[]Violation{{"/City", `unknown property; did you mean "city"?`}}},
 		{"key of an integer-keyed map", `{"city":"x","by_id":{"12":"a","x":"b"}}`,
 			[]Violation{{"/by_id/x", "unknown property; property names must match ^[0-9]+$"}}},
 		{"escaped property name", `{"ci\u0074y":"x","a/b":1}`,
@@ -151,7 +159,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := v.validate([]byte(tt.args))
+			got := check(t, v, tt.args)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("validate(%s) (-want +got):\n%s", tt.args, diff)
 			}
@@ -184,7 +192,7 @@ func TestValidateStrictSchema(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, v.validate([]byte(tt.args))); diff != "" {
+		if diff := cmp.Diff(tt.want, check(t, v, tt.args)); diff != "" {
 			t.Errorf("validate(%s) (-want +got):\n%s", tt.args, diff)
 		}
 	}
@@ -217,7 +225,7 @@ func TestValidateUserSchema(t *testing.T) {
 		{`{"kind":"point","p":{"x":1},"tags":["a","a"]}`, []Violation{{"/tags", "expected unique items, but items 0 and 1 are equal"}}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, v.validate([]byte(tt.args))); diff != "" {
+		if diff := cmp.Diff(tt.want, check(t, v, tt.args)); diff != "" {
 			t.Errorf("validate(%s) (-want +got):\n%s", tt.args, diff)
 		}
 	}
@@ -249,47 +257,39 @@ func TestCompileValidatorRefuses(t *testing.T) {
 	}
 }
 
-// fastValid reports whether the fast path alone accepts args.
-func fastValid(v *validator, args []byte) bool {
-	s := scanner{data: args}
-	if v.fast.check(&s) != fastOK {
-		return false
-	}
-	s.ws()
-	return s.pos == len(args)
-}
-
-// fullValid reports whether the full validator accepts args (numbers out of range are
-// refused before it runs).
-func fullValid(t testing.TB, v *validator, args []byte) bool {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+// libraryValid reports whether santhosh-tekuri/jsonschema, on its own, finds args valid:
+// decoded by the library (encoding/json, numbers as json.Number), numbers out of range
+// refused as validate refuses them before the library runs.
+func libraryValid(v *validator, args string) bool {
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
 	if err != nil {
 		return false
 	}
 	var huge []Violation
 	if outOfRange(inst, nil, &huge); huge != nil {
-		return false // refused before the full validator runs
+		return false
 	}
 	return v.schema.Validate(inst) == nil
 }
 
-// fastCases are schemas and arguments for the fast path: valid ones it must accept by itself
-// (so the fast path really serves them), and tricky ones where it may only agree with the
-// full validator.
-var fastCases = []struct {
+// validationCases are schemas with arguments: valid ones, and others on which validate must
+// give the library's verdict.
+var validationCases = []struct {
 	schema string
-	valid  []string // the fast path must accept these
-	tricky []string // the fast path must not accept these unless the full validator does
+	valid  []string // validate accepts these
+	others []string // validate agrees with libraryValid on these
 }{
 	{
 		schema: `{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1,"maximum":7}},"required":["city"],"additionalProperties":false}`,
 		valid: []string{`{"city":"x","days":3}`, ` { "city" : "x" } `, `{"city":"\u5317\u4eac","days":7}`, `{"days":1,"city":""}`,
-			`{"city":"x","days":null}`, `{"city":"x","days":3.0}`, `{"city":"x","days":7e0}`, `{"city":"x","city":"y"}`},
-		tricky: []string{`{"city":"x","days":0}`, `{"city":"x","days":8}`, `{"city":"x","days":7.0000000000000000001}`,
+			`{"city":"x","days":null}`, `{"city":"x","days":3.0}`, `{"city":"x","days":7e0}`},
+		others: []string{`{"city":"x","days":0}`, `{"city":"x","days":8}`, `{"city":"x","days":7.0000000000000000001}`,
 			`{"city":"x","days":1e400}`, `{"city":"x","days":-0}`, `{"days":3}`, `{"city":1}`, `{"city":"x","extra":1}`,
-			`{"city":"x"} x`, `{"city":"x",}`, `{"city":"x"`, `{"city":"\x01"}`, "{\"city\":\"\x01\"}", "{\"city\":\"\xff\"}", `{"city":"\u12"}`, `{"city":"\`, `{"city":"x","days":01}`,
-			`{"city":"x","days":-}`, `{"city":"x","days":1.}`, `{"city":"x","days":99999999999999999999}`, `[]`, `null`, ``,
-			`{"c\u0069ty":"x"}`, `{"city":"x","city":1}`},
+			`{"city":"x","days":99999999999999999999}`, `{"c\u0069ty":"x"}`, `{"City":"x"}`,
+			// refused by the parse stage, and by the library:
+			`{"city":"x"} x`, `{"city":"x",}`, `{"city":"x"`, `{"city":"\x01"}`, "{\"city\":\"\x01\"}", `{"city":"\u12"}`,
+			`{"city":"\`, `{"city":"x","days":01}`, `{"city":"x","days":-}`, `{"city":"x","days":1.}`, `[]`, `null`, ``,
+			`{"city":"x","city":1}`},
 	},
 	{
 		schema: `{"type":"object","properties":{
@@ -314,7 +314,7 @@ var fastCases = []struct {
 			"tags":["a","b"],"home":{"street":"s"},"one":"s","k":"x","free":{"any":[1,{"x":null}]},"ref":{"x":1.5,"y":[]}}`,
 			`{"level":"x"}`, `{"level":null}`, `{"level":true}`, `{"level":1.0}`, `{"home":null}`, `{"one":10}`,
 			`{"frac":0.5}`, `{"frac":1e-300}`, `{"frac":0.99999999999999999999}`, `{"big":-1e300}`, `{"big":1E+300}`, `{"big":0.1}`, `{"code":"\u0041BC"}`},
-		tricky: []string{`{"unit":"C"}`, `{"level":false}`, `{"level":3}`, `{"code":"ABCD"}`, `{"code":"abc"}`, `{"mail":"nope"}`,
+		others: []string{`{"unit":"C"}`, `{"level":false}`, `{"level":3}`, `{"code":"ABCD"}`, `{"code":"abc"}`, `{"mail":"nope"}`,
 			`{"at":"2025-13-01T00:00:00Z"}`, `{"ratio":0.3}`, `{"ratio":1}`, `{"step":7}`, `{"step":5.5}`, `{"tags":[]}`,
 			`{"tags":["a","b","c"]}`, `{"tags":[1]}`, `{"home":{}}`, `{"home":{"street":"s","x":1}}`, `{"one":9}`, `{"one":true}`,
 			`{"k":"y"}`, `{"never":1}`,
@@ -323,56 +323,49 @@ var fastCases = []struct {
 	},
 }
 
-func TestFastPathAgreesWithFullValidator(t *testing.T) {
-	for i, c := range fastCases {
+// TestValidateAgreesWithLibrary: on arguments the parse stage lets through, validate gives
+// the verdict of the library it is built on.
+func TestValidateAgreesWithLibrary(t *testing.T) {
+	for i, c := range validationCases {
 		v, err := compileValidator(json.RawMessage(c.schema))
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
 		for _, args := range c.valid {
-			if !fullValid(t, v, []byte(args)) {
-				t.Errorf("case %d: the full validator refuses %s", i, args)
-			}
-			if !fastValid(v, []byte(args)) {
-				t.Errorf("case %d: the fast path does not accept %s", i, args)
-			}
-			if got := v.validate([]byte(args)); got != nil {
-				t.Errorf("case %d: validate(%s) = %v, want nil", i, args, got)
+			if got := check(t, v, args); got != nil || !libraryValid(v, args) {
+				t.Errorf("case %d: validate(%s) = %v, library valid %v; want both valid", i, args, got, libraryValid(v, args))
 			}
 		}
-		for _, args := range c.tricky {
-			full := fullValid(t, v, []byte(args))
-			if fastValid(v, []byte(args)) && !full {
-				t.Errorf("case %d: the fast path accepts %s, the full validator refuses it", i, args)
-			}
-			if got := v.validate([]byte(args)); (got == nil) != full {
-				t.Errorf("case %d: validate(%s) = %v, full validator valid=%v", i, args, got, full)
+		for _, args := range c.others {
+			if got, lib := check(t, v, args) == nil, libraryValid(v, args); got != lib {
+				t.Errorf("case %d: validate(%s) valid = %v, the library says %v", i, args, got, lib)
 			}
 		}
 	}
 }
 
-// The fast path never accepts what the full validator refuses.
-func FuzzFastPath(f *testing.F) {
+// FuzzValidateAgreesWithLibrary: on any text the parse stage accepts, validate gives the
+// library's verdict on the same text.
+func FuzzValidateAgreesWithLibrary(f *testing.F) {
 	var validators []*validator
-	for _, c := range fastCases {
+	for _, c := range validationCases {
 		v, err := compileValidator(json.RawMessage(c.schema))
 		if err != nil {
 			f.Fatal(err)
 		}
 		validators = append(validators, v)
-		for _, a := range append(c.valid, c.tricky...) {
+		for _, a := range append(c.valid, c.others...) {
 			f.Add(a)
 		}
 	}
 	f.Fuzz(func(t *testing.T, args string) {
+		tree, _, err := parseArguments([]byte(args), DefaultArgumentLimit)
+		if err != nil {
+			return // refused before validation: duplicates, invalid UTF-8, too deep, not an object
+		}
 		for i, v := range validators {
-			full := fullValid(t, v, []byte(args))
-			if fastValid(v, []byte(args)) && !full {
-				t.Fatalf("schema %d: the fast path accepts %q, the full validator refuses it", i, args)
-			}
-			if got := v.validate([]byte(args)); (got == nil) != full {
-				t.Fatalf("schema %d: validate(%q) = %v, full validator valid=%v", i, args, got, full)
+			if got, lib := v.validate(tree) == nil, libraryValid(v, args); got != lib {
+				t.Fatalf("schema %d: validate(%q) valid = %v, the library says %v", i, args, got, lib)
 			}
 		}
 	})
@@ -380,8 +373,8 @@ func FuzzFastPath(f *testing.F) {
 
 func TestValidateConcurrently(t *testing.T) {
 	v := mustValidator(t, reflect.TypeFor[valArgs](), false)
-	good := []byte(`{"city":"x","days":3,"items":[{"name":"ab"}]}`)
-	bad := []byte(`{"city":"x","days":9}`)
+	good := `{"city":"x","days":3,"items":[{"name":"ab"}]}`
+	bad := `{"city":"x","days":9}`
 	wantBad := []Violation{{"/days", "expected a number <= 7, got 9"}}
 	var wg sync.WaitGroup
 	errs := make(chan string, 16)
@@ -389,11 +382,11 @@ func TestValidateConcurrently(t *testing.T) {
 		wg.Go(func() {
 			for i := range 200 {
 				if (g+i)%2 == 0 {
-					if got := v.validate(good); got != nil {
+					if got := check(t, v, good); got != nil {
 						errs <- fmt.Sprintf("validate(good) = %v", got)
 						return
 					}
-				} else if got := v.validate(bad); !cmp.Equal(got, wantBad) {
+				} else if got := check(t, v, bad); !cmp.Equal(got, wantBad) {
 					errs <- fmt.Sprintf("validate(bad) = %v", got)
 					return
 				}
@@ -414,10 +407,10 @@ func BenchmarkValidate(b *testing.B) {
 		Days int    `json:"days" jsonschema:"minimum=1,maximum=7"`
 	}
 	v := mustValidator(b, reflect.TypeFor[in](), false)
-	args := []byte(`{"city":"北京","days":3}`)
+	args := `{"city":"北京","days":3}`
 	b.ReportAllocs()
 	for b.Loop() {
-		if v.validate(args) != nil {
+		if check(b, v, args) != nil {
 			b.Fatal("invalid")
 		}
 	}
@@ -425,11 +418,11 @@ func BenchmarkValidate(b *testing.B) {
 
 func BenchmarkValidateLarge(b *testing.B) {
 	v := mustValidator(b, reflect.TypeFor[valArgs](), false)
-	args := []byte(`{"city":"北京","days":7,"unit":"f","level":2,"code":"PEK","email":"a@b.co","at":"2025-01-31T09:30:00Z",
-		"ratio":0.5,"step":-10,"note":"short","items":[{"name":"ab","qty":1},{"name":"cd"}],"home":{"street":"长安街"},"count":0}`)
+	args := `{"city":"北京","days":7,"unit":"f","level":2,"code":"PEK","email":"a@b.co","at":"2025-01-31T09:30:00Z",
+		"ratio":0.5,"step":-10,"note":"short","items":[{"name":"ab","qty":1},{"name":"cd"}],"home":{"street":"长安街"},"count":0}`
 	b.ReportAllocs()
 	for b.Loop() {
-		if v.validate(args) != nil {
+		if check(b, v, args) != nil {
 			b.Fatal("invalid")
 		}
 	}
@@ -441,10 +434,10 @@ func BenchmarkValidateInvalid(b *testing.B) {
 		Days int    `json:"days" jsonschema:"minimum=1,maximum=7"`
 	}
 	v := mustValidator(b, reflect.TypeFor[in](), false)
-	args := []byte(`{"city":"北京","days":9}`)
+	args := `{"city":"北京","days":9}`
 	b.ReportAllocs()
 	for b.Loop() {
-		if v.validate(args) == nil {
+		if check(b, v, args) == nil {
 			b.Fatal("valid")
 		}
 	}
