@@ -642,7 +642,7 @@ func replayTools(names []string, next *recordedRequest) []*tool.Tool {
 			continue
 		}
 		seen[name] = true
-		tools = append(tools, tool.Raw(name, "replayed tool "+name, json.RawMessage(`{"type":"object"}`),
+		t, err := tool.Raw(name, "replayed tool "+name, json.RawMessage(`{"type":"object"}`),
 			func(ctx context.Context, _ json.RawMessage) (string, error) {
 				call, _ := tool.CallFromContext(ctx)
 				mu.Lock()
@@ -655,7 +655,11 @@ func replayTools(names []string, next *recordedRequest) []*tool.Tool {
 					return q[0], nil
 				}
 				return "result of " + call.ID, nil
-			}))
+			})
+		if err != nil {
+			panic(err)
+		}
+		tools = append(tools, t)
 	}
 	return tools
 }
