@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolcall/toolcall/bench/internal/script"
+	"github.com/toolcall/toolcall/bench/internal/script/measure"
 )
 
 // TestBehaviour prints, for every framework, the order in which the results of a parallel
@@ -14,7 +15,7 @@ import (
 func TestBehaviour(t *testing.T) {
 	var rows []script.Behaviour
 	for _, fw := range Frameworks() {
-		rows = append(rows, behaviour(fw.Name, fw.Agent))
+		rows = append(rows, behaviour(measure.Context(t), fw.Name, fw.Agent))
 	}
 	t.Log("\n" + script.Table(rows))
 	tc := rows[1]
@@ -24,16 +25,15 @@ func TestBehaviour(t *testing.T) {
 	}
 }
 
-func behaviour(name string, agent func(s *script.Script) Run) script.Behaviour {
-	ctx := context.Background()
+func behaviour(ctx context.Context, name string, agent func(s *script.Script, url string) Run) script.Behaviour {
 	row := script.Behaviour{Framework: name}
 	rec := &script.Recorder{}
 	script.TakeLog()
-	_, err := agent(script.Order(rec))(ctx, "slow, fast")
+	_, err := agent(script.Order(rec), "")(ctx, "slow, fast")
 	row.Order = script.OrderOutcome(err, rec, script.TakeLog())
 	bad := func(name, args string, decoded map[string]any) string {
 		rec := &script.Recorder{}
-		_, err := agent(script.Bad(rec, name, args, decoded))(ctx, script.Input)
+		_, err := agent(script.Bad(rec, name, args, decoded), "")(ctx, script.Input)
 		return script.FailureOutcome(err, rec)
 	}
 	row.Unknown = bad(script.UnknownName, `{"city":"北京"}`, map[string]any{"city": "北京"})

@@ -1,23 +1,25 @@
 package bench
 
 import (
-	"context"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/toolcall/toolcall/bench/internal/script"
+	"github.com/toolcall/toolcall/bench/internal/script/measure"
 )
 
-// The benchmarks: one sub-benchmark per framework, named so that benchstat lines them up.
-// Run them with
+// The benchmarks. BenchmarkRatio and BenchmarkRatioHTTP are the ones BENCHMARKS.md reports
+// (go run ./cmd/report regenerates it); the plain ones run one framework at a time, for
+// profiles:
 //
-//	go test -run XXX -bench . -benchmem -count 10 | tee new.txt
+//	go test -run '^$' -bench 'Round/toolcall' -cpuprofile cpu.out
+//
+// Every run is under a context that can be canceled (measure.Context), as a server request's is.
 
 // BenchmarkRound is workload 1: one round with two parallel calls, then an answer.
 func BenchmarkRound(b *testing.B) {
 	for _, fw := range Frameworks() {
-		b.Run(fw.Name, func(b *testing.B) { benchRun(b, fw.Agent(script.Round()), script.Input) })
+		b.Run(fw.Name, func(b *testing.B) { benchRun(b, fw.Agent(script.Round(), ""), script.Input) })
 	}
 }
 
@@ -26,7 +28,7 @@ func BenchmarkRound(b *testing.B) {
 func BenchmarkSleep(b *testing.B) {
 	for _, n := range []int{1, 8} {
 		for _, fw := range Frameworks() {
-			b.Run(fw.Name+"/calls="+strconv.Itoa(n), func(b *testing.B) { benchRun(b, fw.Agent(script.Sleeps(n)), "sleep") })
+			b.Run(fw.Name+"/calls="+strconv.Itoa(n), func(b *testing.B) { benchRun(b, fw.Agent(script.Sleeps(n), ""), "sleep") })
 		}
 	}
 }
@@ -34,7 +36,7 @@ func BenchmarkSleep(b *testing.B) {
 // BenchmarkChain is workload 3: 20 turns of one call each, each argument the previous result.
 func BenchmarkChain(b *testing.B) {
 	for _, fw := range Frameworks() {
-		b.Run(fw.Name, func(b *testing.B) { benchRun(b, fw.Agent(script.Chain(script.ChainLength)), "chain") })
+		b.Run(fw.Name, func(b *testing.B) { benchRun(b, fw.Agent(script.Chain(script.ChainLength), ""), "chain") })
 	}
 }
 
@@ -46,8 +48,8 @@ func BenchmarkConversation(b *testing.B) {
 	for _, fw := range Frameworks() {
 		for _, conv := range fw.Conversations {
 			b.Run(fw.Name+"-"+conv.Name, func(b *testing.B) {
-				run := conv.New(c)
-				ctx := context.Background()
+				run := conv.New(c, "")
+				ctx := measure.Context(b)
 				b.ReportAllocs()
 				for b.Loop() {
 					if err := run(ctx); err != nil {
@@ -59,12 +61,16 @@ func BenchmarkConversation(b *testing.B) {
 	}
 }
 
-// BenchmarkRatio runs workloads 1 and 3 on each framework and on the hand-written loop
-// alternately, and reports the ratio of their total times ("x-handwritten"). Run one after
-// the other, two benchmarks see different loads on a shared machine; alternating within one
-// benchmark exposes both to the same load, so this ratio is the one to read. ns/op is the
-// time of one pair.
-func BenchmarkRatio(b *testing.B) {
+// BenchmarkRatio runs workloads 1, 3 and 4 on each framework and on the hand-written floor
+// alternately, with the scripted model in process (see measure.Ratio for the metrics).
+func BenchmarkRatio(b *testing.B) { benchRatio(b, false) }
+
+// BenchmarkRatioHTTP is BenchmarkRatio with every model call made by the framework's own
+// OpenAI client to a script.Handler over loopback (httptest): encoding the request, the round
+// trip and decoding the response are part of the cost.
+func BenchmarkRatioHTTP(b *testing.B) { benchRatio(b, true) }
+
+func benchRatio(b *testing.B, overHTTP bool) {
 	workloads := []struct {
 		name   string
 		script func() *script.Script
@@ -73,92 +79,39 @@ func BenchmarkRatio(b *testing.B) {
 		{"Round", script.Round, script.Input},
 		{"Chain", func() *script.Script { return script.Chain(script.ChainLength) }, "chain"},
 	}
+	floor := HandWritten()
 	for _, w := range workloads {
 		for _, fw := range Frameworks()[1:] {
 			b.Run(w.name+"/"+fw.Name, func(b *testing.B) {
-				run, floor := fw.Agent(w.script()), HandWritten().Agent(w.script())
-				ctx := context.Background()
-				var theirs, hand time.Duration
-				b.ReportAllocs()
-				for b.Loop() {
-					start := time.Now()
-					out, err := run(ctx, w.input)
-					mid := time.Now()
-					hout, herr := floor(ctx, w.input)
-					end := time.Now()
-					if err != nil || out == "" || herr != nil || hout == "" {
-						b.Fatalf("run: %q, %v; hand-written: %q, %v", out, err, hout, herr)
-					}
-					theirs += mid.Sub(start)
-					hand += end.Sub(mid)
-				}
-				b.ReportMetric(float64(theirs)/float64(hand), "x-handwritten")
+				s, fs := w.script(), w.script()
+				measure.Ratio(b, measure.Answer(fw.Agent(s, measure.Endpoint(b, s, overHTTP)), w.input), measure.Answer(floor.Agent(fs, measure.Endpoint(b, fs, overHTTP)), w.input))
 			})
 		}
 	}
-}
-
-// BenchmarkRatioConversation is BenchmarkRatio for workload 4: each framework's ways of
-// running the conversation alternate with the hand-written loop's (everything sent, no
-// memory), and the ratio of their total times is reported ("x-handwritten").
-func BenchmarkRatioConversation(b *testing.B) {
-	ratioConversation(b, "messages", "x-handwritten", func(Conversation) bool { return true })
-}
-
-// BenchmarkRatioConversationWindowed is BenchmarkRatioConversation for the ways that send a
-// window of the latest turns, against the hand-written loop that sends the same window from
-// one slice ("x-handwritten-window"): the floor of history management.
-func BenchmarkRatioConversationWindowed(b *testing.B) {
-	ratioConversation(b, "window", "x-handwritten-window", func(c Conversation) bool { return c.Windowed })
-}
-
-// ratioConversation alternates each of the frameworks' ways of running workload 4 that keep
-// accepts with the hand-written way named floorName, and reports the ratio of their total
-// times as metric.
-func ratioConversation(b *testing.B, floorName, metric string, keep func(Conversation) bool) {
 	c := script.NewConversation(script.ConversationTurns)
-	floor := handWrittenConversation(floorName).New(c)
 	for _, fw := range Frameworks()[1:] {
 		for _, conv := range fw.Conversations {
-			if !keep(conv) {
-				continue
-			}
-			b.Run(fw.Name+"-"+conv.Name, func(b *testing.B) {
-				run := conv.New(c)
-				ctx := context.Background()
-				var theirs, hand time.Duration
-				b.ReportAllocs()
-				for b.Loop() {
-					start := time.Now()
-					err := run(ctx)
-					mid := time.Now()
-					herr := floor(ctx)
-					end := time.Now()
-					if err != nil || herr != nil {
-						b.Fatalf("run: %v; hand-written: %v", err, herr)
-					}
-					theirs += mid.Sub(start)
-					hand += end.Sub(mid)
-				}
-				b.ReportMetric(float64(theirs)/float64(hand), metric)
+			b.Run("Conversation/"+fw.Name+"-"+conv.Name, func(b *testing.B) {
+				measure.Ratio(b, conv.New(c, measure.Endpoint(b, c.Script, overHTTP)), floorConversation(conv.Windowed).New(c, measure.Endpoint(b, c.Script, overHTTP)))
 			})
 		}
 	}
 }
 
-// handWrittenConversation returns the hand-written loop's way of running workload 4 named
-// name.
-func handWrittenConversation(name string) Conversation {
+// floorConversation is the hand-written way of running workload 4 that a way of the
+// frameworks is compared with: the one sending the same window when windowed, else the one
+// sending everything.
+func floorConversation(windowed bool) Conversation {
 	for _, c := range HandWritten().Conversations {
-		if c.Name == name {
+		if c.Windowed == windowed {
 			return c
 		}
 	}
-	panic("bench: no hand-written conversation " + name)
+	panic("bench: no hand-written conversation")
 }
 
 func benchRun(b *testing.B, run Run, input string) {
-	ctx := context.Background()
+	ctx := measure.Context(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		out, err := run(ctx, input)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	einoopenai "github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
 	einotool "github.com/cloudwego/eino/components/tool"
@@ -114,16 +115,25 @@ func einoTools(names []string) []einotool.BaseTool {
 	return out
 }
 
+// einoChatModel is the model of s: the scripted one in process when url is "", else
+// eino-ext's OpenAI chat model pointed at url.
+func einoChatModel(s *script.Script, url string) model.ToolCallingChatModel {
+	if url == "" {
+		return newEinoModel(s)
+	}
+	return must(einoopenai.NewChatModel(context.Background(), &einoopenai.ChatModelConfig{APIKey: "bench", BaseURL: url, Model: "gpt-4o-mini"}))
+}
+
 // newEinoRunner builds the README's ChatModelAgent and Runner.
-func newEinoRunner(s *script.Script) *adk.Runner {
+func newEinoRunner(s *script.Script, url string) *adk.Runner {
 	ctx := context.Background()
 	a := must(adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 		Name:          "assistant",
 		Description:   "a helpful assistant",
 		Instruction:   script.Instructions,
-		Model:         newEinoModel(s),
+		Model:         einoChatModel(s, url),
 		ToolsConfig:   adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: einoTools(s.Tools)}},
-		MaxIterations: MaxIterations,
+		MaxIterations: script.MaxIterations,
 	}))
 	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: a})
 }
@@ -163,12 +173,12 @@ func einoDrain(it *adk.AsyncIterator[*adk.AgentEvent], keep func(*schema.Message
 }
 
 // Eino is github.com/cloudwego/eino as its README teaches: adk.NewChatModelAgent with
-// ToolsConfig, adk.NewRunner, Runner.Query.
+// ToolsConfig, adk.NewRunner, Runner.Query (over HTTP, eino-ext's OpenAI chat model).
 func Eino() Framework {
 	return Framework{
 		Name: "eino",
-		Agent: func(s *script.Script) Run {
-			r := newEinoRunner(s)
+		Agent: func(s *script.Script, url string) Run {
+			r := newEinoRunner(s, url)
 			return func(ctx context.Context, input string) (string, error) {
 				return einoDrain(r.Query(ctx, input), nil)
 			}
@@ -176,8 +186,8 @@ func Eino() Framework {
 		Conversations: []Conversation{{
 			Name: "messages",
 			Note: "no session store in eino's Runner: the app keeps []*schema.Message and passes it to Runner.Run, adding the messages of every event: everything is sent",
-			New: func(c *script.Conversation) func(ctx context.Context) error {
-				r := newEinoRunner(c.Script)
+			New: func(c *script.Conversation, url string) func(ctx context.Context) error {
+				r := newEinoRunner(c.Script, url)
 				return func(ctx context.Context) error {
 					var hist []*schema.Message
 					for _, in := range c.Inputs {

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"charm.land/fantasy"
+	fantasyopenai "charm.land/fantasy/providers/openai"
 
 	"github.com/toolcall/toolcall/bench/internal/script"
 )
@@ -186,21 +187,31 @@ func fantasyTools(names []string, parallel bool) []fantasy.AgentTool {
 	return out
 }
 
-func newFantasyAgent(s *script.Script, parallel bool) fantasy.Agent {
-	return fantasy.NewAgent(newFantasyModel(s),
+// fantasyLanguageModel is the model of s: the scripted one in process when url is "", else
+// fantasy's OpenAI provider (chat completions, on openai-go) pointed at url.
+func fantasyLanguageModel(s *script.Script, url string) fantasy.LanguageModel {
+	if url == "" {
+		return newFantasyModel(s)
+	}
+	p := must(fantasyopenai.New(fantasyopenai.WithBaseURL(url), fantasyopenai.WithAPIKey("bench")))
+	return must(p.LanguageModel(context.Background(), "gpt-4o-mini"))
+}
+
+func newFantasyAgent(s *script.Script, url string, parallel bool) fantasy.Agent {
+	return fantasy.NewAgent(fantasyLanguageModel(s, url),
 		fantasy.WithSystemPrompt(script.Instructions),
 		fantasy.WithTools(fantasyTools(s.Tools, parallel)...),
-		fantasy.WithStopConditions(fantasy.StepCountIs(MaxIterations)),
+		fantasy.WithStopConditions(fantasy.StepCountIs(script.MaxIterations)),
 	)
 }
 
-// Fantasy is charm.land/fantasy as its README teaches: NewAgent, NewAgentTool, Generate.
-// Generate runs the calls of a turn one after the other.
+// Fantasy is charm.land/fantasy as its README teaches: NewAgent, NewAgentTool, Generate
+// (over HTTP, its OpenAI provider). Generate runs the calls of a turn one after the other.
 func Fantasy() Framework {
 	return Framework{
 		Name: "fantasy",
-		Agent: func(s *script.Script) Run {
-			a := newFantasyAgent(s, false)
+		Agent: func(s *script.Script, url string) Run {
+			a := newFantasyAgent(s, url, false)
 			return func(ctx context.Context, input string) (string, error) {
 				res, err := a.Generate(ctx, fantasy.AgentCall{Prompt: input})
 				if err != nil {
@@ -212,8 +223,8 @@ func Fantasy() Framework {
 		Conversations: []Conversation{{
 			Name: "messages",
 			Note: "no memory in fantasy: the app keeps []fantasy.Message (AgentCall.Messages) and appends each step's Messages: everything is sent",
-			New: func(c *script.Conversation) func(ctx context.Context) error {
-				a := newFantasyAgent(c.Script, false)
+			New: func(c *script.Conversation, url string) func(ctx context.Context) error {
+				a := newFantasyAgent(c.Script, url, false)
 				return func(ctx context.Context) error {
 					var hist []fantasy.Message
 					for _, in := range c.Inputs {
@@ -234,12 +245,13 @@ func Fantasy() Framework {
 }
 
 // FantasyStream is fantasy's concurrent path: NewParallelAgentTool and Agent.Stream, which
-// runs parallel-safe tools at most 5 at a time.
+// runs parallel-safe tools at most 5 at a time; over HTTP, every model call streams
+// (server-sent events).
 func FantasyStream() Framework {
 	return Framework{
 		Name: "fantasy-stream",
-		Agent: func(s *script.Script) Run {
-			a := newFantasyAgent(s, true)
+		Agent: func(s *script.Script, url string) Run {
+			a := newFantasyAgent(s, url, true)
 			return func(ctx context.Context, input string) (string, error) {
 				res, err := a.Stream(ctx, fantasy.AgentStreamCall{Prompt: input})
 				if err != nil {

@@ -7,6 +7,8 @@ replace github.com/toolcall/toolcall => ../
 require (
 	charm.land/fantasy v0.41.1
 	github.com/cloudwego/eino v0.9.13
+	github.com/cloudwego/eino-ext/components/model/openai v0.1.7
+	github.com/google/go-cmp v0.7.0
 	github.com/nlpodyssey/openai-agents-go v0.1.0
 	github.com/openai/openai-go/v2 v2.5.0
 	github.com/sashabaranov/go-openai v1.43.0
@@ -18,8 +20,10 @@ require (
 	github.com/bytedance/sonic v1.15.0 // indirect
 	github.com/bytedance/sonic/loader v0.5.0 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
+	github.com/cloudwego/eino-ext/libs/acl/openai v0.1.11 // indirect
 	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/eino-contrib/jsonschema v1.0.3 // indirect
+	github.com/evanphx/json-patch v0.5.2 // indirect
 	github.com/go-audio/audio v1.0.0 // indirect
 	github.com/go-audio/riff v1.0.0 // indirect
 	github.com/go-audio/wav v1.1.0 // indirect
@@ -35,11 +39,13 @@ require (
 	github.com/mailru/easyjson v0.9.1 // indirect
 	github.com/matteo-grella/dwarfreflect v0.1.0-alpha // indirect
 	github.com/mattn/go-sqlite3 v1.14.32 // indirect
+	github.com/meguminnnnnnnnn/go-openai v0.1.1 // indirect
 	github.com/modelcontextprotocol/go-sdk v0.5.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/nikolalohinski/gonja v1.5.3 // indirect
+	github.com/openai/openai-go/v3 v3.50.0 // indirect
 	github.com/pelletier/go-toml/v2 v2.0.9 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect

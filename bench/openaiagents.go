@@ -9,6 +9,7 @@ import (
 	agentsmemory "github.com/nlpodyssey/openai-agents-go/memory"
 	"github.com/nlpodyssey/openai-agents-go/tracing"
 	"github.com/nlpodyssey/openai-agents-go/usage"
+	"github.com/openai/openai-go/v2/packages/param"
 	"github.com/openai/openai-go/v2/responses"
 	"github.com/openai/openai-go/v2/shared/constant"
 
@@ -113,10 +114,21 @@ func agentsTools(names []string) []agents.Tool {
 	return out
 }
 
-func newAgentsAgent(s *script.Script) *agents.Agent {
+// agentsModelOf is the model of s: the scripted one in process when url is "", else
+// openai-agents-go's chat completions model on its OpenAI client (openai-go) pointed at url.
+// (The SDK's default model speaks the Responses API; its README shows this one for other
+// providers, and it speaks what the others here speak.)
+func agentsModelOf(s *script.Script, url string) agents.Model {
+	if url == "" {
+		return newAgentsModel(s)
+	}
+	return agents.NewOpenAIChatCompletionsModel("gpt-4o-mini", agents.NewOpenaiClient(param.NewOpt(url), param.NewOpt("bench")))
+}
+
+func newAgentsAgent(s *script.Script, url string) *agents.Agent {
 	return agents.New("Assistant").
 		WithInstructions(script.Instructions).
-		WithModelInstance(newAgentsModel(s)).
+		WithModelInstance(agentsModelOf(s, url)).
 		WithTools(agentsTools(s.Tools)...)
 }
 
@@ -126,7 +138,7 @@ func newAgentsAgent(s *script.Script) *agents.Agent {
 // ERROR level on every tool call, so tracing is also disabled globally, once.
 func agentsConfig() agents.RunConfig {
 	agentsTracingOff.Do(func() { tracing.SetTracingDisabled(true) })
-	return agents.RunConfig{TracingDisabled: true, MaxTurns: MaxIterations}
+	return agents.RunConfig{TracingDisabled: true, MaxTurns: script.MaxIterations}
 }
 
 var agentsTracingOff sync.Once
@@ -136,8 +148,8 @@ var agentsTracingOff sync.Once
 func OpenAIAgents() Framework {
 	return Framework{
 		Name: "openai-agents-go",
-		Agent: func(s *script.Script) Run {
-			a := newAgentsAgent(s)
+		Agent: func(s *script.Script, url string) Run {
+			a := newAgentsAgent(s, url)
 			r := agents.Runner{Config: agentsConfig()}
 			return func(ctx context.Context, input string) (string, error) {
 				res, err := r.Run(ctx, a, input)
@@ -150,13 +162,13 @@ func OpenAIAgents() Framework {
 		Conversations: []Conversation{{
 			Name:     "session+limit",
 			Windowed: true,
-			Note:     fmt.Sprintf("RunConfig.Session (its memory.Session interface, implemented in memory here: the SDK ships only SQLite and Postgres sessions) with LimitMemory = %d items (%d turns)", 4*WindowTurns, WindowTurns),
-			New: func(c *script.Conversation) func(ctx context.Context) error {
-				a := newAgentsAgent(c.Script)
+			Note:     fmt.Sprintf("RunConfig.Session (its memory.Session interface, implemented in memory here: the SDK ships only SQLite and Postgres sessions) with LimitMemory = %d items (%d turns)", 4*script.WindowTurns, script.WindowTurns),
+			New: func(c *script.Conversation, url string) func(ctx context.Context) error {
+				a := newAgentsAgent(c.Script, url)
 				return func(ctx context.Context) error {
 					cfg := agentsConfig()
 					cfg.Session = &agentsSession{id: "s"}
-					cfg.LimitMemory = 4 * WindowTurns
+					cfg.LimitMemory = 4 * script.WindowTurns
 					r := agents.Runner{Config: cfg}
 					for _, in := range c.Inputs {
 						if _, err := r.Run(ctx, a, in); err != nil {

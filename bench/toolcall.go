@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/bench/internal/script"
+	"github.com/toolcall/toolcall/bench/internal/script/handwritten"
 	"github.com/toolcall/toolcall/memory"
 	"github.com/toolcall/toolcall/tool"
 )
@@ -51,12 +52,18 @@ func toolcallTools(names []string) []*tool.Tool {
 	return out
 }
 
-func toolcallOptions(s *script.Script) *agentkit.Options {
-	return &agentkit.Options{
-		Model:         "gpt-4o-mini",
-		Instructions:  script.Instructions,
-		Tools:         toolcallTools(s.Tools),
-		MaxIterations: MaxIterations,
+// newToolcall returns the one constructor of toolcall agents for s and url: agentkit.New on
+// handwritten.NewModel(s, url) (the scripted model behind go-openai's types in process, or
+// go-openai's client over HTTP), every default on, the tools declared once with tool.New, as
+// the peers' are. configure, when not nil, sets the options of one way of running workload 4.
+func newToolcall(s *script.Script, url string) func(configure func(o *agentkit.Options)) *agentkit.Agent {
+	model, tools := handwritten.NewModel(s, url), toolcallTools(s.Tools)
+	return func(configure func(o *agentkit.Options)) *agentkit.Agent {
+		o := &agentkit.Options{Model: "gpt-4o-mini", Instructions: script.Instructions, Tools: tools, MaxIterations: script.MaxIterations}
+		if configure != nil {
+			configure(o)
+		}
+		return agentkit.New(model, o)
 	}
 }
 
@@ -65,8 +72,8 @@ func toolcallOptions(s *script.Script) *agentkit.Options {
 func Toolcall() Framework {
 	return Framework{
 		Name: "toolcall",
-		Agent: func(s *script.Script) Run {
-			a := agentkit.New(newOpenAIModel(s), toolcallOptions(s))
+		Agent: func(s *script.Script, url string) Run {
+			a := newToolcall(s, url)(nil)
 			return func(ctx context.Context, input string) (string, error) {
 				res, err := a.Run(ctx, input)
 				return res.Output, err
@@ -74,51 +81,29 @@ func Toolcall() Framework {
 		},
 		Conversations: []Conversation{
 			{
-				Name:     "session+window",
-				Windowed: true,
-				Note:     fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(budget %d tokens, tiktoken o200k counter, new per conversation), Options.SessionTurns %d (twice the turns the budget holds)", WindowBudget, 2*WindowTurns),
-				New:      toolcallSession(func() *memory.Counter { return memory.NewCounter("gpt-4o-mini") }),
-			},
-			{
-				Name:     "session+turns",
-				Windowed: true,
-				Note:     fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(MaxTurns %d), Options.SessionTurns %[1]d: the store loads the first user message and the latest turns, the window keeps them by count, no token budget, as openai-agents-go's session with LimitMemory", WindowTurns),
-				New:      toolcallSessionWith(memory.WindowOptions{MaxTurns: WindowTurns}, WindowTurns),
-			},
-			{
-				Name:     "session+turns-whole",
-				Windowed: true,
-				Note:     "as session+turns without Options.SessionTurns: every run loads and checks the whole session",
-				New:      toolcallSessionWith(memory.WindowOptions{MaxTurns: WindowTurns}, 0),
-			},
-			{
-				Name:     "session+window-bytes4",
-				Windowed: true,
-				Note:     "as session+window, with the zero memory.Counter (one token per 4 bytes, no tokenizer): the cost of the window without tiktoken",
-				New:      toolcallSession(func() *memory.Counter { return &memory.Counter{} }),
-			},
-			{
-				Name:     "conversation+turns",
-				Note:     fmt.Sprintf("Agent.NewConversation with Options.Context = memory.Window(MaxTurns %d): the transcript kept in process, the latest turns sent", WindowTurns),
-				Windowed: true,
-				New: func(c *script.Conversation) func(ctx context.Context) error {
-					o := toolcallOptions(c.Script)
-					o.Context = memory.Window(memory.WindowOptions{MaxTurns: WindowTurns})
-					return toolcallConversation(agentkit.New(newOpenAIModel(c.Script), o), c)
-				},
-			},
-			{
 				Name: "conversation",
 				Note: "Agent.NewConversation, then Conversation.Run per turn: the transcript kept in process, checked as it grows, everything sent (no window)",
-				New: func(c *script.Conversation) func(ctx context.Context) error {
-					return toolcallConversation(agentkit.New(newOpenAIModel(c.Script), toolcallOptions(c.Script)), c)
+				New: func(c *script.Conversation, url string) func(ctx context.Context) error {
+					a := newToolcall(c.Script, url)(nil)
+					return func(ctx context.Context) error {
+						conv, err := a.NewConversation()
+						if err != nil {
+							return err
+						}
+						for _, in := range c.Inputs {
+							if _, err := conv.Run(ctx, in); err != nil {
+								return err
+							}
+						}
+						return nil
+					}
 				},
 			},
 			{
 				Name: "messages",
 				Note: "RunMessages with the previous Result.Messages plus the new user message: everything is sent (no memory)",
-				New: func(c *script.Conversation) func(ctx context.Context) error {
-					a := agentkit.New(newOpenAIModel(c.Script), toolcallOptions(c.Script))
+				New: func(c *script.Conversation, url string) func(ctx context.Context) error {
+					a := newToolcall(c.Script, url)(nil)
 					return func(ctx context.Context) error {
 						var hist []openai.ChatCompletionMessage
 						for _, in := range c.Inputs {
@@ -132,48 +117,38 @@ func Toolcall() Framework {
 					}
 				},
 			},
+			{
+				Name:     "session+turns",
+				Windowed: true,
+				Note:     fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(MaxTurns %d), Options.SessionTurns %[1]d: the store loads the first user message and the latest turns, the window keeps them by count, as openai-agents-go's session with LimitMemory", script.WindowTurns),
+				New: toolcallSession(func(o *agentkit.Options) {
+					o.Context = memory.Window(memory.WindowOptions{MaxTurns: script.WindowTurns})
+					o.SessionTurns = script.WindowTurns
+				}),
+			},
+			{
+				Name:     "session+window",
+				Windowed: true,
+				Note:     fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(budget %d tokens, tiktoken o200k counter, new per conversation), Options.SessionTurns %d (twice the turns the budget holds)", WindowBudget, 2*script.WindowTurns),
+				New: toolcallSession(func(o *agentkit.Options) {
+					o.Context = memory.Window(memory.WindowOptions{Budget: WindowBudget, Counter: memory.NewCounter("gpt-4o-mini")})
+					o.SessionTurns = 2 * script.WindowTurns
+				}),
+			},
 		},
 	}
 }
 
-// toolcallConversation runs c's conversation as one Conversation of a, a turn per input.
-func toolcallConversation(a *agentkit.Agent, c *script.Conversation) func(ctx context.Context) error {
-	return func(ctx context.Context) error {
-		conv, err := a.NewConversation()
-		if err != nil {
-			return err
-		}
-		for _, in := range c.Inputs {
-			if _, err := conv.Run(ctx, in); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
-// toolcallSession runs a conversation with RunSession on a new InMemory store and a
-// memory.Window counting with a new counter, loading twice the turns its budget holds.
-func toolcallSession(counter func() *memory.Counter) func(c *script.Conversation) func(ctx context.Context) error {
-	return toolcallSessionOn(func() memory.WindowOptions { return memory.WindowOptions{Budget: WindowBudget, Counter: counter()} }, 2*WindowTurns)
-}
-
-// toolcallSessionWith is toolcallSession with a memory.Window of fixed options and the given
-// Options.SessionTurns.
-func toolcallSessionWith(o memory.WindowOptions, sessionTurns int) func(c *script.Conversation) func(ctx context.Context) error {
-	return toolcallSessionOn(func() memory.WindowOptions { return o }, sessionTurns)
-}
-
-func toolcallSessionOn(window func() memory.WindowOptions, sessionTurns int) func(c *script.Conversation) func(ctx context.Context) error {
-	return func(c *script.Conversation) func(ctx context.Context) error {
-		model := newOpenAIModel(c.Script)
-		opts := toolcallOptions(c.Script) // the tools are declared once, as the peers' are
+// toolcallSession runs a conversation with RunSession on a new InMemory store, with the
+// options configure sets (a new window per conversation).
+func toolcallSession(configure func(o *agentkit.Options)) func(c *script.Conversation, url string) func(ctx context.Context) error {
+	return func(c *script.Conversation, url string) func(ctx context.Context) error {
+		build := newToolcall(c.Script, url)
 		return func(ctx context.Context) error {
-			o := *opts
-			o.Memory = memory.NewInMemory()
-			o.Context = memory.Window(window())
-			o.SessionTurns = sessionTurns
-			a := agentkit.New(model, &o)
+			a := build(func(o *agentkit.Options) {
+				o.Memory = memory.NewInMemory()
+				configure(o)
+			})
 			for _, in := range c.Inputs {
 				if _, err := a.RunSession(ctx, "s", in); err != nil {
 					return err

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/adk/v2/agent"
 	"google.golang.org/adk/v2/agent/llmagent"
 	"google.golang.org/adk/v2/model"
+	"google.golang.org/adk/v2/model/openaimodel"
 	"google.golang.org/adk/v2/runner"
 	"google.golang.org/adk/v2/session"
 	"google.golang.org/adk/v2/tool"
@@ -172,10 +173,20 @@ func turn(ctx context.Context, r *runner.Runner, sessionID, input string) (strin
 	return out, nil
 }
 
-// Agent returns a run of one user message through an adk agent for s: a new session per run,
-// deleted after it.
-func Agent(s *script.Script) func(ctx context.Context, input string) (string, error) {
-	return agentOn(s, &llm{s: s})
+// Model returns the model of s: the scripted one behind adk's model.LLM in process when url
+// is "", else adk's own OpenAI model (model/openaimodel, on openai-go) pointed at url, the
+// base URL of a script.Handler serving s. That model speaks only the Responses API.
+func Model(s *script.Script, url string) model.LLM {
+	if url == "" {
+		return &llm{s: s}
+	}
+	return must(openaimodel.NewModel(context.Background(), "gpt-4o-mini", &openaimodel.ClientConfig{APIKey: "bench", BaseURL: url}))
+}
+
+// Agent returns a run of one user message through an adk agent for s whose model is
+// Model(s, url): a new session per run, deleted after it.
+func Agent(s *script.Script, url string) func(ctx context.Context, input string) (string, error) {
+	return agentOn(s, Model(s, url))
 }
 
 func agentOn(s *script.Script, m model.LLM) func(ctx context.Context, input string) (string, error) {
@@ -188,12 +199,11 @@ func agentOn(s *script.Script, m model.LLM) func(ctx context.Context, input stri
 	}
 }
 
-// ConversationNote says how adk keeps the conversation's history.
-const ConversationNote = "one session of session.InMemoryService for the whole conversation; adk-go v2.2.0 has no history trimming or compaction: every event is sent"
-
-// Conversation returns a function running the whole conversation of c in a new session.
-func Conversation(c *script.Conversation) func(ctx context.Context) error {
-	r, svc := newRunner(c.Script, &llm{s: c.Script})
+// Conversation returns a function running the whole conversation of c in a new session of
+// session.InMemoryService (adk-go v2.2.0 has no history trimming or compaction: every event is
+// sent), with the model Model(c.Script, url).
+func Conversation(c *script.Conversation, url string) func(ctx context.Context) error {
+	r, svc := newRunner(c.Script, Model(c.Script, url))
 	var n atomic.Int64
 	return func(ctx context.Context) error {
 		id := "c" + strconv.FormatInt(n.Add(1), 10)

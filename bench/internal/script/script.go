@@ -103,6 +103,14 @@ func Sleep(ctx context.Context) string {
 // Step is the step tool of the chain: it returns n+1.
 func Step(n int) string { return strconv.Itoa(n + 1) }
 
+// MaxIterations bounds the model calls of one run in every framework: the chain needs 21.
+const MaxIterations = 30
+
+// WindowTurns is how many of the latest turns the windowed ways of running the conversation
+// (workload 4) keep: the hand-written window, the peers' turn- or item-count limits, and
+// toolcall's memory.Window by count.
+const WindowTurns = 20
+
 // Input is the user message of the workloads other than the conversation.
 const Input = "北京天气怎么样？顺便帮我算一下 123.45 * 678"
 

@@ -1,4 +1,4 @@
-package bench
+package handwritten
 
 import (
 	"context"
@@ -8,16 +8,33 @@ import (
 	"github.com/toolcall/toolcall/bench/internal/script"
 )
 
-// openaiModel is the scripted model behind a go-openai chat-completions interface (an
-// agentkit.Model): the model of toolcall and of the hand-written loop. Its responses are built
+// Model is go-openai's chat completions call: the model of the floor, and of toolcall (an
+// agentkit.Model has this one method).
+type Model interface {
+	CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
+}
+
+// NewModel returns a model answering from s: go-openai's client pointed at url, the base URL
+// of a [script.Handler] serving s (ending in /v1), or, when url is "", the scripted model in
+// process.
+func NewModel(s *script.Script, url string) Model {
+	if url == "" {
+		return newScripted(s)
+	}
+	cfg := openai.DefaultConfig("bench")
+	cfg.BaseURL = url
+	return openai.NewClientWithConfig(cfg)
+}
+
+// scripted is the scripted model behind go-openai's types, in process. Its responses are built
 // once: agentkit copies what it keeps, and the hand-written loop only reads them.
-type openaiModel struct {
+type scripted struct {
 	s    *script.Script
 	resp []openai.ChatCompletionResponse
 }
 
-func newOpenAIModel(s *script.Script) *openaiModel {
-	m := &openaiModel{s: s, resp: make([]openai.ChatCompletionResponse, len(s.Replies))}
+func newScripted(s *script.Script) *scripted {
+	m := &scripted{s: s, resp: make([]openai.ChatCompletionResponse, len(s.Replies))}
 	for i, r := range s.Replies {
 		msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: r.Text}
 		finish := openai.FinishReasonStop
@@ -32,7 +49,7 @@ func newOpenAIModel(s *script.Script) *openaiModel {
 	return m
 }
 
-func (m *openaiModel) CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+func (m *scripted) CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	msgs := req.Messages
 	i := len(msgs)
 	for i > 0 && msgs[i-1].Role == openai.ChatMessageRoleTool {
