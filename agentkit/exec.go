@@ -23,14 +23,14 @@ import (
 // canceled context). A panic is recovered per call (tool.Handle recovers the tool's, invoke
 // the middleware's), so a call cannot disturb its siblings.
 type turn struct {
-	r      *run
-	iter   int
-	ctx    context.Context    // the run's context; once a call started, one the turn cancels
-	cancel context.CancelFunc // nil until a call started in a goroutine
-	sem    chan struct{}
-	wg     sync.WaitGroup
-	ids    map[int]string      // the ids given to calls at early start, by position
-	early  map[int]*CallRecord // the records of the calls started, by position
+	r       *run
+	iter    int
+	ctx     context.Context    // the run's context; once a call started, one the turn cancels
+	cancel  context.CancelFunc // nil until a call started in a goroutine
+	sem     chan struct{}
+	wg      sync.WaitGroup
+	ids     map[int]string      // the ids given to calls at early start, by position
+	started map[int]*CallRecord // the records of the calls started, by position
 }
 
 func (r *run) newTurn(ctx context.Context, iter int) *turn {
@@ -42,27 +42,36 @@ func (t *turn) parallel(call tool.Call) bool {
 	return t.r.a.opts.MaxConcurrency > 1 && (call.Tool == nil || !call.Tool.Sequential())
 }
 
-// start runs call i in a goroutine of its own, once a place among MaxConcurrency is free.
+// start runs call i in a goroutine of its own.
 func (t *turn) start(i int, call tool.Call) {
+	rec := t.record(i, call)
+	t.wg.Go(func() { t.run(rec) })
+}
+
+// record returns the record of call i, started now.
+func (t *turn) record(i int, call tool.Call) *CallRecord {
 	if t.cancel == nil {
 		t.ctx, t.cancel = context.WithCancel(t.ctx)
 		t.sem = make(chan struct{}, t.r.a.opts.MaxConcurrency)
-		t.early = map[int]*CallRecord{}
+		t.started = map[int]*CallRecord{}
 	}
 	rec := &CallRecord{Call: call}
-	t.early[i] = rec
-	t.wg.Go(func() {
-		select {
-		case t.sem <- struct{}{}:
-			defer func() { <-t.sem }()
-		case <-t.ctx.Done():
-		}
-		if err := t.ctx.Err(); err != nil { // both may have been ready: select picks at random
-			rec.Result = canceled(call, err)
-			return
-		}
-		*rec = t.r.invoke(t.ctx, t.iter, call)
-	})
+	t.started[i] = rec
+	return rec
+}
+
+// run runs the call of rec once a place among MaxConcurrency is free.
+func (t *turn) run(rec *CallRecord) {
+	select {
+	case t.sem <- struct{}{}:
+		defer func() { <-t.sem }()
+	case <-t.ctx.Done():
+	}
+	if err := t.ctx.Err(); err != nil { // both may have been ready: select picks at random
+		rec.Result = canceled(rec.Call, err)
+		return
+	}
+	*rec = t.r.invoke(t.ctx, t.iter, rec.Call)
 }
 
 // finish runs the calls not started yet, waits for every call, and returns their records in
@@ -72,19 +81,21 @@ func (t *turn) finish(calls []tool.Call, refused func(i int) (tool.Result, bool)
 	defer t.abandon()
 	var parallel []int
 	for i, c := range calls {
-		if _, no := refused(i); !no && t.early[i] == nil && t.parallel(c) {
+		if _, no := refused(i); !no && t.started[i] == nil && t.parallel(c) {
 			parallel = append(parallel, i)
 		}
 	}
-	if len(parallel) > 1 || len(t.early) > 0 { // a lone call has nothing to overlap with: it runs here
-		for _, i := range parallel {
+	if n := len(parallel); n > 1 || n == 1 && len(t.started) > 0 {
+		for _, i := range parallel[:n-1] {
 			t.start(i, calls[i])
 		}
-	}
+		// The last one runs on this goroutine, beside the others: a goroutine fewer.
+		t.run(t.record(parallel[n-1], calls[parallel[n-1]]))
+	} // else a lone call has nothing to overlap with: it runs below, as sequential ones do
 	t.wg.Wait()
 	recs := make([]CallRecord, len(calls))
 	for i, c := range calls {
-		if rec := t.early[i]; rec != nil {
+		if rec := t.started[i]; rec != nil {
 			recs[i] = *rec
 			continue
 		}

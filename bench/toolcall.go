@@ -82,22 +82,8 @@ func Toolcall() Framework {
 		Conversations: []Conversation{
 			{
 				Name: "conversation",
-				Note: "Agent.NewConversation, then Conversation.Run per turn: the transcript kept in process, checked as it grows, everything sent (no window)",
-				New: func(c *script.Conversation, url string) func(ctx context.Context) error {
-					a := newToolcall(c.Script, url)(nil)
-					return func(ctx context.Context) error {
-						conv, err := a.NewConversation()
-						if err != nil {
-							return err
-						}
-						for _, in := range c.Inputs {
-							if _, err := conv.Run(ctx, in); err != nil {
-								return err
-							}
-						}
-						return nil
-					}
-				},
+				Note: "RunSession on memory.NewInMemory() without Options.Context: the chat kept in process, everything sent (no window)",
+				New:  toolcallSession(func(o *agentkit.Options) {}),
 			},
 			{
 				Name: "messages",
@@ -120,19 +106,17 @@ func Toolcall() Framework {
 			{
 				Name:     "session+turns",
 				Windowed: true,
-				Note:     fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(MaxTurns %d), Options.SessionTurns %[1]d: the store loads the first user message and the latest turns, the window keeps them by count, as openai-agents-go's session with LimitMemory", script.WindowTurns),
+				Note:     fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(MaxTurns %d): the store loads the first user message and the latest turns, the window keeps them by count, as openai-agents-go's session with LimitMemory", script.WindowTurns),
 				New: toolcallSession(func(o *agentkit.Options) {
 					o.Context = memory.Window(memory.WindowOptions{MaxTurns: script.WindowTurns})
-					o.SessionTurns = script.WindowTurns
 				}),
 			},
 			{
 				Name:     "session+window",
 				Windowed: true,
-				Note:     fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(budget %d tokens, tiktoken o200k counter, new per conversation), Options.SessionTurns %d (twice the turns the budget holds)", WindowBudget, 2*script.WindowTurns),
+				Note:     fmt.Sprintf("RunSession on memory.NewInMemory(), Options.Context = memory.Window(budget %d tokens, tiktoken o200k counter, new per conversation, MaxTurns %d: twice the turns the budget holds, so that the store loads only those)", WindowBudget, 2*script.WindowTurns),
 				New: toolcallSession(func(o *agentkit.Options) {
-					o.Context = memory.Window(memory.WindowOptions{Budget: WindowBudget, Counter: memory.NewCounter("gpt-4o-mini")})
-					o.SessionTurns = 2 * script.WindowTurns
+					o.Context = memory.Window(memory.WindowOptions{Budget: WindowBudget, Counter: memory.NewCounter("gpt-4o-mini"), MaxTurns: 2 * script.WindowTurns})
 				}),
 			},
 		},
