@@ -23,7 +23,7 @@
 //   - agentkit/agentkittest: a scripted model (plain and streaming) for testing agents offline.
 //   - middleware: production middleware for tool calls (Timeout, Truncate, Structure,
 //     WrapErrors, Retry, Allow/Deny, Check, Approve, Log), for model calls (ModelRetry with
-//     Retry-After, ModelTimeout, ModelLog) and OpenTelemetry spans (NewTracing).
+//     Retry-After, ModelTimeout, ModelLog); middleware/otelgenai adds OpenTelemetry spans.
 //   - memory: sessions (in-memory, SQLite) for agent.RunSession, offline token counting, and
 //     context strategies (Window, ClearToolResults, Fold into a summary) that keep long
 //     conversations within budget without breaking a tool call from its results;

@@ -1,4 +1,4 @@
-package middleware
+package otelgenai
 
 import (
 	"context"
@@ -36,8 +36,8 @@ const (
 	attrErrorType         = "error.type"
 )
 
-// TracingOptions configures [NewTracing]. The zero value traces nothing (a no-op provider).
-type TracingOptions struct {
+// Options configures [New]. The zero value traces nothing (a no-op provider).
+type Options struct {
 	// TracerProvider creates the tracer. Nil means a no-op provider: the SDK never reaches
 	// for OpenTelemetry's global provider on its own; pass otel.GetTracerProvider() for that.
 	TracerProvider trace.TracerProvider
@@ -52,7 +52,7 @@ type TracingOptions struct {
 // "execute_tool {name}" for each tool call, the last two children of the first. Install its
 // three parts together:
 //
-//	tr := middleware.NewTracing(&middleware.TracingOptions{TracerProvider: tp, ProviderName: "openai"})
+//	tr := otelgenai.New(&otelgenai.Options{TracerProvider: tp, ProviderName: "openai"})
 //	agentkit.New(model, &agentkit.Options{
 //		RunMiddleware:   []agentkit.RunMiddleware{tr.Run()},
 //		ModelMiddleware: []agentkit.ModelMiddleware{tr.Model()},
@@ -60,12 +60,12 @@ type TracingOptions struct {
 //	})
 type Tracing struct {
 	tracer trace.Tracer
-	opts   TracingOptions
+	opts   Options
 }
 
-// NewTracing returns a Tracing. A nil opts is the zero TracingOptions.
-func NewTracing(opts *TracingOptions) *Tracing {
-	var o TracingOptions
+// New returns a Tracing. A nil opts is the zero Options.
+func New(opts *Options) *Tracing {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -123,6 +123,15 @@ func (t *Tracing) Model() agentkit.ModelMiddleware {
 	}
 	return modelMiddleware{call: call, stream: stream}
 }
+
+// modelMiddleware is an agentkit.ModelMiddleware made of its two functions.
+type modelMiddleware struct {
+	call   func(next agentkit.CallFunc) agentkit.CallFunc
+	stream func(next agentkit.StreamFunc) agentkit.StreamFunc
+}
+
+func (m modelMiddleware) WrapCall(next agentkit.CallFunc) agentkit.CallFunc       { return m.call(next) }
+func (m modelMiddleware) WrapStream(next agentkit.StreamFunc) agentkit.StreamFunc { return m.stream(next) }
 
 type tracedModel struct {
 	t      *Tracing

@@ -1,4 +1,4 @@
-package middleware_test
+package otelgenai_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
-	"github.com/toolcall/toolcall/middleware"
+	"github.com/toolcall/toolcall/middleware/otelgenai"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -29,7 +29,7 @@ func attrOf(s sdktrace.ReadOnlySpan, key string) attribute.Value {
 
 func tracedAgent(t *testing.T, rec *tracetest.SpanRecorder, streaming bool, replies ...agentkittest.Reply) (*agentkit.Result, error) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	tr := middleware.NewTracing(&middleware.TracingOptions{TracerProvider: tp, AgentName: "weather-bot", ProviderName: "openai"})
+	tr := otelgenai.New(&otelgenai.Options{TracerProvider: tp, AgentName: "weather-bot", ProviderName: "openai"})
 	weather := tool.New("get_weather", "weather", func(ctx context.Context, in struct {
 		City string `json:"city"`
 	}) (string, error) {
@@ -131,7 +131,7 @@ func TestTracingModelError(t *testing.T) {
 }
 
 func TestTracingNilOptionsIsNoop(t *testing.T) {
-	tr := middleware.NewTracing(nil)
+	tr := otelgenai.New(nil)
 	h := tr.Tool()(func(ctx context.Context, c tool.Call) tool.Result { return tool.Text("ok") })
 	if got := h(context.Background(), tool.Call{Name: "x"}); got.Content != "ok" {
 		t.Errorf("content = %q", got.Content)
