@@ -9,28 +9,35 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestParseJSONDepth: parseJSON refuses nesting past its bound before reading further, so
-// 10 MB of [ costs a few tokens, not a 10-million-frame recursion.
-func TestParseJSONDepth(t *testing.T) {
+// TestRedactJSON: redactJSON hides the values of the names it is told to, at any depth, and
+// refuses nesting past its bound before reading further, so 10 MB of [ costs a few tokens.
+func TestRedactJSON(t *testing.T) {
+	hide := func(name string) bool { return name == "password" }
 	tests := []struct {
-		name    string
-		in      string
-		depth   int
-		wantErr error // nil: parsed
+		name, in, want string
+		hidden         bool
+		wantErr        error
 	}{
-		{"scalar at depth 0", `1`, 0, nil},
-		{"object at depth 0", `{}`, 0, errTooDeep},
-		{"3 levels, bound 3", `{"a":[{"b":1}]}`, 3, nil},
-		{"3 levels, bound 2", `{"a":[{"b":1}]}`, 2, errTooDeep},
-		{"brackets in strings do not count", `{"a":"[[[[{{{{"}`, 1, nil},
-		{"10 MB of [", strings.Repeat("[", 10<<20), 64, errTooDeep},
-		{"10 MB of [ closed", strings.Repeat("[", 5<<20) + strings.Repeat("]", 5<<20), 64, errTooDeep},
+		{"nothing to hide", `{"a": 1, "b": [true, null]}`, `{"a":1,"b":[true,null]}`, false, nil},
+		{"a value at any depth", `{"user":{"password":{"x":[1]},"name":"李"},"password":"s"}`, `{"user":{"password":"[redacted]","name":"李"},"password":"[redacted]"}`, true, nil},
+		{"a string value named like a key is kept", `{"note":"password"}`, `{"note":"password"}`, false, nil},
+		{"in arrays of objects", `[{"password":1},{"p":2}]`, `[{"password":"[redacted]"},{"p":2}]`, true, nil},
+		{"3 levels, bound 2", `{"a":[{"b":1}]}`, "", false, errTooDeep},
+		{"brackets in strings do not count", `{"a":"[[[[{{{{"}`, `{"a":"[[[[{{{{"}`, false, nil},
+		{"10 MB of [", strings.Repeat("[", 10<<20), "", false, errTooDeep},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseJSON([]byte(tt.in), tt.depth)
+			depth := argumentsMaxDepth
+			if tt.name == "3 levels, bound 2" {
+				depth = 2
+			}
+			got, hidden, err := redactJSON([]byte(tt.in), depth, hide)
 			if !errors.Is(err, tt.wantErr) {
-				t.Errorf("err %v, want %v", err, tt.wantErr)
+				t.Fatalf("err %v, want %v", err, tt.wantErr)
+			}
+			if string(got) != tt.want || hidden != tt.hidden {
+				t.Errorf("got %s, %v; want %s, %v", got, hidden, tt.want, tt.hidden)
 			}
 		})
 	}

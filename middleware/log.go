@@ -123,16 +123,13 @@ func shownArguments(call tool.Call, redact map[string]struct{}) string {
 		return notShown
 	case len(redact) > 0:
 		// The arguments are within the tool's size limit and nesting bound.
-		v, err := parseJSON(args, argumentsMaxDepth)
+		redacted, hidden, err := redactJSON(args, argumentsMaxDepth, func(k string) bool {
+			_, ok := redact[strings.ToLower(k)]
+			return ok
+		})
 		if err != nil {
 			return notShown
 		}
-		hidden := false
-		redacted := appendJSON(nil, v, func(k string) bool {
-			_, ok := redact[strings.ToLower(k)]
-			hidden = hidden || ok
-			return ok
-		})
 		if hidden { // else the tool's own text, as it is
 			args = redacted
 		}

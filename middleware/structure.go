@@ -1,9 +1,12 @@
 package middleware
 
 import (
+	"bytes"
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolcall/toolcall/tool"
 )
@@ -53,8 +56,8 @@ func Structure() tool.Middleware {
 			if s == "" || (s[0] != '{' && s[0] != '[') || len(s) > structureMaxBytes {
 				return res
 			}
-			v, err := parseJSON([]byte(s), structureMaxDepth)
-			if err != nil {
+			v := jsontext.Value(s)
+			if !v.IsValid() || checkDepth(v, structureMaxDepth) != nil {
 				return res
 			}
 			var b strings.Builder
@@ -68,21 +71,27 @@ func Structure() tool.Middleware {
 	}
 }
 
-func writeLines(b *strings.Builder, path string, v jvalue) {
-	switch v.kind {
-	case 'o':
-		if len(v.keys) == 0 {
+// writeLines writes the lines of the valid JSON value v, found at path.
+func writeLines(b *strings.Builder, path string, v jsontext.Value) {
+	switch v.Kind() {
+	case '{':
+		dec := jsontext.NewDecoder(bytes.NewReader(v))
+		dec.ReadToken() // '{'
+		if dec.PeekKind() == '}' {
 			writeLine(b, path, "{}")
 		}
-		for i, k := range v.keys {
-			p := k
+		for dec.PeekKind() != '}' {
+			name, _ := dec.ReadToken()
+			p := name.String()
 			if path != "" {
-				p = path + "." + k
+				p = path + "." + p
 			}
-			writeLines(b, p, v.elems[i])
+			member, _ := dec.ReadValue()
+			writeLines(b, p, member)
 		}
-	case 'a':
-		n := len(v.elems)
+	case '[':
+		elems := elements(v)
+		n := len(elems)
 		if n == 0 {
 			writeLine(b, path, "[]")
 			return
@@ -91,10 +100,10 @@ func writeLines(b *strings.Builder, path string, v jvalue) {
 		if n > structureMaxItems {
 			shown = structureShown
 		}
-		if scalars(v.elems) {
+		if scalars(elems) {
 			list := make([]string, shown)
 			for i := range list {
-				list[i] = scalar(v.elems[i], true)
+				list[i] = scalar(elems[i], true)
 			}
 			text := strings.Join(list, ", ")
 			if shown < n {
@@ -107,11 +116,23 @@ func writeLines(b *strings.Builder, path string, v jvalue) {
 			writeLine(b, path, strconv.Itoa(n)+" items; first "+strconv.Itoa(shown)+":")
 		}
 		for i := range shown {
-			writeLines(b, path+"["+strconv.Itoa(i)+"]", v.elems[i])
+			writeLines(b, path+"["+strconv.Itoa(i)+"]", elems[i])
 		}
 	default:
 		writeLine(b, path, scalar(v, false))
 	}
+}
+
+// elements returns the elements of the valid JSON array v.
+func elements(v jsontext.Value) []jsontext.Value {
+	dec := jsontext.NewDecoder(bytes.NewReader(v))
+	dec.ReadToken() // '['
+	var elems []jsontext.Value
+	for dec.PeekKind() != ']' {
+		e, _ := dec.ReadValue()
+		elems = append(elems, e.Clone())
+	}
+	return elems
 }
 
 func writeLine(b *strings.Builder, path, value string) {
@@ -125,21 +146,22 @@ func writeLine(b *strings.Builder, path, value string) {
 	b.WriteString(value)
 }
 
-func scalars(vs []jvalue) bool {
+func scalars(vs []jsontext.Value) bool {
 	for _, v := range vs {
-		if v.kind == 'o' || v.kind == 'a' {
+		if k := v.Kind(); k == '{' || k == '[' {
 			return false
 		}
 	}
 	return true
 }
 
-func scalar(v jvalue, inList bool) string {
-	if v.kind != 's' {
-		return v.text
+func scalar(v jsontext.Value, inList bool) string {
+	if v.Kind() != '"' {
+		return string(v)
 	}
-	if v.text == "" || strings.ContainsAny(v.text, "\n\r") || (inList && strings.Contains(v.text, ",")) {
-		return strconv.Quote(v.text)
+	s := unquote(v)
+	if s == "" || strings.ContainsAny(s, "\n\r") || (inList && strings.Contains(s, ",")) {
+		return strconv.Quote(s)
 	}
-	return v.text
+	return s
 }
