@@ -130,8 +130,10 @@ type modelMiddleware struct {
 	stream func(next agentkit.StreamFunc) agentkit.StreamFunc
 }
 
-func (m modelMiddleware) WrapCall(next agentkit.CallFunc) agentkit.CallFunc       { return m.call(next) }
-func (m modelMiddleware) WrapStream(next agentkit.StreamFunc) agentkit.StreamFunc { return m.stream(next) }
+func (m modelMiddleware) WrapCall(next agentkit.CallFunc) agentkit.CallFunc { return m.call(next) }
+func (m modelMiddleware) WrapStream(next agentkit.StreamFunc) agentkit.StreamFunc {
+	return m.stream(next)
+}
 
 type tracedModel struct {
 	t      *Tracing
