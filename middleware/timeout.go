@@ -20,8 +20,9 @@ import (
 // its own (Go cannot stop a goroutine from outside): this is the one documented exception
 // to "Run waits for every goroutine it starts". Its late result goes into a buffered channel
 // nobody reads, so the goroutine never blocks and ends when the tool returns. Its side
-// effects still happen: the timeout result tells the model the outcome is unknown. A panic
-// in the goroutine becomes a [tool.KindPanic] result, as it would without Timeout.
+// effects still happen: the timeout result tells the model the outcome is unknown; and the
+// next call starts while it runs, even the next call of a Sequential tool. A panic in the
+// goroutine becomes a [tool.KindPanic] result, as it would without Timeout.
 //
 // Timeout panics if d is not positive.
 func Timeout(d time.Duration) tool.Middleware {

@@ -24,7 +24,10 @@ type Options struct {
 	// example). Default false.
 	Strict bool
 	// Sequential makes the agent loop run this tool's calls one at a time, after the calls of
-	// the same turn that may run in parallel. Default false: calls run concurrently.
+	// the same turn that may run in parallel, and never starts them early while a reply
+	// streams. Default false: calls run concurrently. A sequential call that a
+	// middleware.Timeout abandoned at its deadline may still be running when the next one
+	// starts: make such a tool honor its context.
 	Sequential bool
 	// Schema, when non-nil, replaces the schema reflected from the input type (at most 1 MiB,
 	// nesting at most 256 levels). It must be a JSON Schema object whose root has "type":
