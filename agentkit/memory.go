@@ -125,37 +125,46 @@ func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result,
 }
 
 func (a *Agent) runSession(ctx context.Context, session, input string, sink func(Event)) (*Result, error) {
-	mem := a.opts.Memory
+	r := &run{a: a, sink: sink, session: session, store: a.opts.Memory, res: &Result{}}
+	ctx = context.WithValue(ctx, sessionKey{}, session)
+	return r.start(ctx, func(ctx context.Context) (*Result, error) { return r.openSession(ctx, input) })
+}
+
+// openSession locks and loads the session, within Options.RunMiddleware, then runs the loop on
+// it with input as the next user message.
+func (r *run) openSession(ctx context.Context, input string) (*Result, error) {
+	mem := r.store
 	if mem == nil {
-		return &Result{Stop: StopMemoryError}, ErrNoMemory
+		return r.finish(ctx, StopMemoryError, ErrNoMemory)
 	}
 	if l, ok := mem.(SessionLocker); ok {
-		unlock, err := l.Lock(ctx, session)
+		unlock, err := l.Lock(ctx, r.session)
 		if err != nil {
 			stop := StopMemoryError
 			if ctx.Err() != nil {
 				stop = StopCanceled
 			}
-			return &Result{Stop: stop}, fmt.Errorf("agentkit: session %q: %w", session, err)
+			r.store = nil
+			return r.finish(ctx, stop, fmt.Errorf("agentkit: session %q: %w", r.session, err))
 		}
 		defer unlock()
 	}
-	ctx = context.WithValue(ctx, sessionKey{}, session)
-	hist, omitted, recent, err := a.load(ctx, mem, session)
+	hist, omitted, recent, err := r.a.load(ctx, mem, r.session)
 	if err != nil {
-		return &Result{Stop: StopMemoryError}, fmt.Errorf("agentkit: loading session %q: %w", session, err)
+		r.store = nil
+		return r.finish(ctx, StopMemoryError, fmt.Errorf("agentkit: loading session %q: %w", r.session, err))
 	}
 	// What Load returns is the caller's (memorytest checks it): it becomes the run's
 	// transcript as it is, with no copy of the history.
-	if a.opts.Instructions != "" && !hasSystemPrompt(hist) {
-		hist = slices.Insert(hist, 0, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.opts.Instructions})
+	if r.a.opts.Instructions != "" && !hasSystemPrompt(hist) {
+		hist = slices.Insert(hist, 0, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: r.a.opts.Instructions})
 	}
-	msgs := append(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input})
-	r := &run{a: a, sink: sink, session: session, store: mem, res: &Result{Messages: msgs, New: len(msgs), Omitted: omitted}}
+	r.res.Messages = append(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: input})
+	r.res.New, r.res.Omitted = len(r.res.Messages), omitted
 	if omitted > 0 {
 		r.recent = recent
 	}
-	return r.start(ctx)
+	return r.loop(ctx)
 }
 
 // load loads the session: its latest turns only when the strategy and the store allow it.

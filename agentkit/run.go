@@ -44,7 +44,8 @@ func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 // developer) message. history must pass ValidateHistory (use RepairHistory on one of unknown
 // origin); it is not modified.
 func (a *Agent) RunMessages(ctx context.Context, history []openai.ChatCompletionMessage) (*Result, error) {
-	return a.newRun(history, nil).start(ctx)
+	r := a.newRun(history, nil)
+	return r.start(ctx, r.loop)
 }
 
 // newRun prepares a run on history; sink, when non-nil, receives the events of a streamed
@@ -82,9 +83,9 @@ type run struct {
 	recent  RecentLoader // set when store left messages out (Result.Omitted): their call ids
 }
 
-// start runs the loop through Options.RunMiddleware.
-func (r *run) start(ctx context.Context) (*Result, error) {
-	f := RunFunc(r.loop)
+// start runs body, the run's work, through Options.RunMiddleware.
+func (r *run) start(ctx context.Context, body RunFunc) (*Result, error) {
+	f := body
 	mws := r.a.opts.RunMiddleware
 	for i := len(mws) - 1; i >= 0; i-- {
 		if mws[i] != nil {

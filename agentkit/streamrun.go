@@ -69,7 +69,8 @@ func (a *Agent) RunStream(ctx context.Context, input string) *StreamRun {
 // RunMessagesStream is RunMessages with the model's reply streamed, as RunStream.
 func (a *Agent) RunMessagesStream(ctx context.Context, history []openai.ChatCompletionMessage) *StreamRun {
 	return startStream(ctx, func(ctx context.Context, sink func(Event)) (*Result, error) {
-		return a.newRun(history, sink).start(ctx)
+		r := a.newRun(history, sink)
+		return r.start(ctx, r.loop)
 	})
 }
 
