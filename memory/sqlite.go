@@ -112,7 +112,7 @@ type SQLite struct {
 	owner string // identifies this *SQLite's leases
 	lease time.Duration
 	write chan struct{} // one writer of this process at a time: no SQLITE_BUSY among ourselves
-	locks lockTable
+	locks Locks
 
 	mu   sync.Mutex
 	held map[string]int64 // the fencing token of each session leased by this *SQLite; 0: lost

@@ -17,7 +17,7 @@ import (
 // of SQLiteOptions.LockLease by a goroutine that unlock stops. unlock may be called more
 // than once.
 func (s *SQLite) Lock(ctx context.Context, session string) (unlock func(), err error) {
-	local, err := s.locks.lock(ctx, session)
+	local, err := s.locks.Lock(ctx, session)
 	if err != nil {
 		return nil, err
 	}
