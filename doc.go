@@ -24,10 +24,12 @@
 //   - middleware: production middleware for tool calls (Timeout, Truncate, Structure,
 //     WrapErrors, Retry, Allow/Deny, Check, Approve, Log), for model calls (ModelRetry with
 //     Retry-After, ModelTimeout, ModelLog) and OpenTelemetry spans (NewTracing).
-//   - memory: sessions (in-memory, SQLite) for agent.RunSession, offline token counting, and
-//     context strategies (Window, ClearToolResults, Fold into a summary) that keep long
+//   - memory: sessions in memory for agent.RunSession, offline token counting, and context
+//     strategies (Window, ClearToolResults, Fold into a summary) that keep long
 //     conversations within budget without breaking a tool call from its results;
 //     memory/memorytest is the conformance kit for stores.
+//   - memory/sqlite: sessions in a SQLite file, shared by processes (sqlite.Open), apart so
+//     that importing memory does not link the SQLite driver.
 //
 // Streaming: agent.RunStream yields text deltas, tool calls as they are announced and
 // completed, their results and the answer; calls start while the model is still streaming.
