@@ -8,29 +8,29 @@
 // crossing wires, endless loops, histories a provider rejects. toolcall makes each of them a
 // handled, tested, visible case, on by default.
 //
-// The packages:
+// The architecture, one path per stage:
 //
-//   - tool: tools are typed Go functions. tool.New[In, Out] reflects the JSON Schema of In
-//     once; each call's arguments are repaired when a model mangled them (markdown fences,
-//     trailing commas, single quotes…), validated before the function runs, and every failure
-//     becomes a result the model can act on. Handler and Middleware are the types in the
-//     middle.
-//   - agentkit: the loop. agentkit.New(model, opts).Run(ctx, input) runs it with parallel,
-//     ordered tool execution, a bounded number of iterations, loop detection, a history that
-//     is validated before every request, and a Result (transcript, steps, usage, stop reason)
-//     on every exit path. A *openai.Client (github.com/sashabaranov/go-openai) is a Model as it
-//     is, so any OpenAI-compatible server works by changing its BaseURL.
-//   - agentkit/agentkittest: a scripted model (plain and streaming) for testing agents offline.
-//   - middleware: production middleware for tool calls (Timeout, Truncate, Structure,
-//     WrapErrors, Retry, Allow/Deny, Check, Approve, Log), for model calls (ModelRetry with
-//     Retry-After, ModelTimeout, ModelLog); middleware/otelgenai adds OpenTelemetry spans.
-//   - memory: sessions (in-memory, SQLite) for agent.RunSession, offline token counting, and
-//     context strategies (Window, ClearToolResults, Fold into a summary) that keep long
-//     conversations within budget without breaking a tool call from its results;
-//     memory/memorytest is the conformance kit for stores.
-//
-// Streaming: agent.RunStream yields text deltas, tool calls as they are announced and
-// completed, their results and the answer; calls start while the model is still streaming.
+//   - tool: a tool is a typed Go function (tool.New[In, Out]; tool.Raw for a schema given
+//     as data). Its arguments pass four stages, each one implementation on a well-kept
+//     library: repair (github.com/kaptinlin/jsonrepair, with a size cap and checks that
+//     meaning is kept and nothing cut off is completed), parse (jsontext: duplicate keys,
+//     invalid UTF-8, depth and size refused), validate (santhosh-tekuri/jsonschema), decode
+//     (encoding/json/v2's reference implementation, exact names). Tool.Arguments returns the
+//     canonical object a tool runs with, which approvers, checkers and loggers see too.
+//   - agentkit: the loop. Run, RunMessages and RunSession, each with its streamed form. Each
+//     request is checked whole (ValidateHistory) before it is sent; a reply is normalized
+//     and appended; its calls run in a turn — parallel ones each in a goroutine under a
+//     semaphore, sequential ones after, results by position, a recover per call — and the
+//     run waits for every goroutine it starts. Model middleware wraps plain and streamed calls
+//     alike (connect-go's interceptor shape), so none turns streaming off.
+//   - middleware: tool middleware (Timeout on context.WithTimeout, Truncate, Structure,
+//     WrapErrors, Retry, Allow/Deny, Check, Approve, Log) and model middleware (ModelRetry
+//     with Retry-After, ModelTimeout, ModelLog); middleware/otelgenai adds OpenTelemetry spans.
+//   - memory: sessions for RunSession (InMemory; memory/sqlite on disk, fenced for several
+//     processes), offline token counting, and context strategies (Window, ClearToolResults,
+//     Fold) that keep long conversations within budget without separating a tool call from
+//     its results; memory/memorytest is the conformance kit for stores.
+//   - agentkit/agentkittest: a scripted model (plain and streaming) for tests.
 //
 // A quick start:
 //
@@ -49,6 +49,8 @@
 //	res, err := agent.Run(ctx, "北京天气怎么样？")
 //	fmt.Println(res.Output)
 //
-// The SDK reads no environment variables, keeps no global state and makes no network call of
-// its own: the Model you pass makes them.
+// A *openai.Client (github.com/sashabaranov/go-openai) is an agentkit.Model as it is, so any
+// OpenAI-compatible server works by changing its BaseURL. The SDK reads no environment
+// variables, keeps no global state and makes no network call of its own: the Model you pass
+// makes them.
 package toolcall

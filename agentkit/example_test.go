@@ -96,7 +96,8 @@ func ExampleModelFunc() {
 }
 
 // A chat is a session: RunSession loads what was said before from the Memory and appends
-// each turn to it. memory.NewInMemory keeps it in this process (memory.OpenSQLite on disk).
+// each turn to it. memory.NewInMemory keeps it in this process (sqlite.Open, of package
+// memory/sqlite, in a file).
 func ExampleAgent_RunSession() {
 	weather := tool.New("get_weather", "查询指定城市的当前天气。",
 		func(ctx context.Context, in struct {

@@ -9,8 +9,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Memory stores conversations by session id. Package memory has an in-memory and a SQLite
-// implementation, and memory/memorytest a conformance kit for others.
+// Memory stores conversations by session id. Package memory has an in-memory store,
+// memory/sqlite a SQLite one, and memory/memorytest a conformance kit for others.
 //
 // RunSession calls Load once, then Append with the new user message, and again after every
 // completed step with the step's messages — the assistant message and all its tool results in

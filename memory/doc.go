@@ -9,22 +9,24 @@
 // and appends every completed step (an assistant message with all its tool results, in one
 // Append) as it goes, so a crash loses nothing already done:
 //
-//	store, err := memory.OpenSQLite("sessions.db", nil) // or memory.NewInMemory()
+//	store := memory.NewInMemory()
 //	agent := agentkit.New(client, &agentkit.Options{Memory: store, …})
 //	res, err := agent.RunSession(ctx, sessionID, "上海呢？")
 //
-// [InMemory] is the zero-configuration store; [SQLite] the embedded persistent one (pure Go,
-// WAL, one transaction per Append, a versioned schema, clear errors for corrupt rows). Both
-// serialize the runs of one session (agentkit.SessionLocker): a second run waits for the
-// first, or gives up with agentkit.ErrSessionBusy when its context ends. What they load
-// becomes the run's transcript as it is, with room for the run's first messages: one copy of
-// the history per run. Package memory/memorytest is the conformance kit for other stores.
+// [InMemory] is the zero-configuration store. It serializes the runs of one session
+// (agentkit.SessionLocker, through [Locks]): a second run waits for the first, or gives up
+// with agentkit.ErrSessionBusy when its context ends. What it loads becomes the run's
+// transcript as it is, with room for the run's first messages: one copy of the history per
+// run. Package memory/sqlite keeps sessions in a SQLite file, in a package of its own so that
+// importing memory never compiles and links the SQLite driver. Package memory/memorytest is
+// the conformance kit for other stores.
 //
-// A long session need not be loaded whole: with a [Window] of MaxTurns as the Context, both
-// stores read only the session's first user message and its latest turns — what the window
-// sends anyway — so a run costs the same at turn 1,000 as at turn 20 (the window is an
-// agentkit.TurnLimiter, the stores agentkit.RecentLoaders). What they leave out stays
-// stored, and the ids of its tool calls stay reserved (RecentLoader.CallIDUsed):
+// A long session need not be loaded whole: with a [Window] of MaxTurns as the Context, a
+// store that is an agentkit.RecentLoader (InMemory, and memory/sqlite's Store) reads only the
+// session's first user message and its latest turns — what the window sends anyway — so a
+// run costs the same at turn 1,000 as at turn 20 (the window is an agentkit.TurnLimiter).
+// What it leaves out stays stored, and the ids of its tool calls stay reserved
+// (RecentLoader.CallIDUsed):
 //
 //	agent := agentkit.New(client, &agentkit.Options{
 //		Memory:  store,

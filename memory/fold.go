@@ -37,8 +37,8 @@ type FoldOptions struct {
 	Summarizer Summarizer
 	// Counter counts the tokens. Nil means NewCounter(""), the cl100k_base tokenizer.
 	Counter *Counter
-	// Store, when set, keeps each session's summary (SQLite and InMemory implement
-	// SummaryStore): after a restart the summary is read back instead of folding the whole
+	// Store, when set, keeps each session's summary (InMemory and memory/sqlite's Store
+	// implement SummaryStore): after a restart the summary is read back instead of folding the whole
 	// history again. Nil keeps summaries in memory only.
 	Store SummaryStore
 	// OnEvent, when set, is called after every fold, successful or not, from the run's

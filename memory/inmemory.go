@@ -21,7 +21,7 @@ type InMemory struct {
 	mu        sync.RWMutex
 	sessions  map[string]*stored
 	summaries map[string]Summary
-	locks     lockTable
+	locks     Locks
 }
 
 var (
@@ -130,7 +130,7 @@ func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.Cha
 // Lock waits until no other run holds the session, then holds it until unlock is called.
 // When ctx is done first, the error wraps both agentkit.ErrSessionBusy and ctx.Err().
 func (s *InMemory) Lock(ctx context.Context, session string) (unlock func(), err error) {
-	return s.locks.lock(ctx, session)
+	return s.locks.Lock(ctx, session)
 }
 
 // Search searches the session's history (see [SearchMessages]).

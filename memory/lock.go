@@ -8,21 +8,31 @@ import (
 	"github.com/toolcall/toolcall/agentkit"
 )
 
-// lockTable serializes the runs of each session within one process. A waiter gives up when
-// its context is done. Entries are removed when nobody holds or waits for them, so the
-// table stays as small as the number of sessions in use.
-type lockTable struct {
+// Locks serializes the runs of each session within one process: it is InMemory's
+// agentkit.SessionLocker, and the first half of the lock of a store that also locks across
+// processes (package memory/sqlite), whose runs of one session then wait in line here rather
+// than polling the shared lock.
+//
+// Entries are removed when nobody holds or waits for them, so a Locks stays as small as the
+// number of sessions in use. The zero value is ready to use; a Locks must not be copied after
+// first use. It is safe for concurrent use.
+type Locks struct {
 	mu sync.Mutex
 	m  map[string]*sessionLock
 }
+
+var _ agentkit.SessionLocker = (*Locks)(nil)
 
 type sessionLock struct {
 	held chan struct{} // a token in the channel: the lock is held
 	refs int           // holders and waiters
 }
 
-// lock waits for the session's lock. The returned unlock may be called more than once.
-func (t *lockTable) lock(ctx context.Context, session string) (unlock func(), err error) {
+// Lock waits until no other run holds the session, then holds it until unlock is called;
+// unlock may be called more than once. When ctx is done before the session is free, the
+// error wraps both agentkit.ErrSessionBusy and ctx.Err(); when it is done already, the error
+// wraps ctx.Err().
+func (t *Locks) Lock(ctx context.Context, session string) (unlock func(), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: locking session %q: %w", session, err)
 	}
@@ -57,7 +67,7 @@ func (t *lockTable) lock(ctx context.Context, session string) (unlock func(), er
 	}, nil
 }
 
-func (t *lockTable) release(session string, l *sessionLock) {
+func (t *Locks) release(session string, l *sessionLock) {
 	t.mu.Lock()
 	l.refs--
 	if l.refs == 0 {

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/agentkit"
@@ -20,8 +17,8 @@ import (
 )
 
 // Partial loads: a RunSession whose strategy is a TurnLimiter (a Window with MaxTurns) on a
-// RecentLoader store (InMemory, SQLite) loads only the session's first user message and the
-// turns the window sends.
+// RecentLoader store (InMemory; memory/sqlite's Store, tested there) loads only the session's
+// first user message and the turns the window sends.
 
 // sessionRun is what one RunSession of windowRuns sent and returned.
 type sessionRun struct {
@@ -30,10 +27,6 @@ type sessionRun struct {
 	omitted  int
 	stop     agentkit.StopReason
 }
-
-// wholeLoads hides the optional interfaces of a store (RecentLoader, SessionLocker): a
-// RunSession on it loads every session whole.
-type wholeLoads struct{ agentkit.Memory }
 
 // windowRuns runs turns runs of one session on store, with Window(window) as the strategy.
 // Every turn's model calls a tool with the id call_0, as providers that number their calls
@@ -72,66 +65,6 @@ func windowRuns(t *testing.T, store agentkit.Memory, turns int, window memory.Wi
 		t.Fatal(err)
 	}
 	return runs, stored
-}
-
-// With a Window of MaxTurns, RunSession loads only the session's beginning and end, and
-// sends and stores exactly what it does when it loads everything — tool call ids included:
-// a provider's call_0, reused every turn, is renamed also when the turn that used it first
-// was not loaded.
-func TestRecentLoadSendsWhatTheWholeSessionWould(t *testing.T) {
-	const turns = 9
-	windows := []memory.WindowOptions{
-		{MaxTurns: 1}, {MaxTurns: 2}, {MaxTurns: 3}, {MaxTurns: 4}, {MaxTurns: 7}, {MaxTurns: 8},
-		{MaxTurns: 4, Budget: 150}, // the budget cuts inside what the turns load
-	}
-	stores := []struct {
-		name string
-		new  func(t *testing.T) agentkit.Memory
-	}{
-		{"InMemory", func(*testing.T) agentkit.Memory { return memory.NewInMemory() }},
-		{"SQLite", func(t *testing.T) agentkit.Memory { return openSQLite(t, filepath.Join(t.TempDir(), "memory.db")) }},
-	}
-	for _, st := range stores {
-		for _, w := range windows {
-			t.Run(fmt.Sprintf("%s/turns%d-budget%d", st.name, w.MaxTurns, w.Budget), func(t *testing.T) {
-				testRecentLikeWhole(t, st.new, turns, w)
-			})
-		}
-	}
-}
-
-// testRecentLikeWhole runs a session twice on new stores, loading it whole (the store
-// wrapped in wholeLoads), then in part, and compares what was sent and stored.
-func testRecentLikeWhole(t *testing.T, newStore func(t *testing.T) agentkit.Memory, turns int, window memory.WindowOptions) {
-	want, wantStored := windowRuns(t, wholeLoads{newStore(t)}, turns, window)
-	got, gotStored := windowRuns(t, newStore(t), turns, window)
-	if err := agentkit.ValidateHistory(gotStored); err != nil {
-		t.Fatalf("the stored session is not valid: %v", err)
-	}
-	if diff := cmp.Diff(wantStored, gotStored, cmpopts.EquateEmpty()); diff != "" {
-		t.Fatalf("stored sessions differ (-whole loads +partial loads):\n%s", diff)
-	}
-	omitted := 0
-	for k := range want {
-		if diff := cmp.Diff(want[k].requests, got[k].requests, cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("turn %d: requests differ (-whole loads +partial loads):\n%s", k, diff)
-		}
-		if want[k].omitted != 0 {
-			t.Errorf("turn %d, loaded whole: Result.Omitted = %d, want 0", k, want[k].omitted)
-		}
-		if got[k].messages != want[k].messages {
-			t.Errorf("turn %d: len(Messages)+Omitted = %d, want the whole transcript's %d", k, got[k].messages, want[k].messages)
-		}
-		if got[k].stop != want[k].stop {
-			t.Errorf("turn %d: stop %q, want %q", k, got[k].stop, want[k].stop)
-		}
-		omitted = max(omitted, got[k].omitted)
-	}
-	// The last run finds turns-1 stored turns, turns-2 after the first; it loads
-	// MaxTurns-1 of them (at least one).
-	if wantOmitted := turns-2 > max(window.MaxTurns-1, 1); (omitted > 0) != wantOmitted {
-		t.Errorf("largest Result.Omitted = %d; want omissions: %v", omitted, wantOmitted)
-	}
 }
 
 // Only a TurnLimiter strategy loads in part. Fold summarizes the whole history, a Budget

@@ -9,8 +9,9 @@ import (
 )
 
 // Searcher finds messages in the stored history of a session: what the model no longer sees
-// after Window or Fold is still there. Both stores implement it; [RecallTool] uses it. Any
-// agentkit.Memory can, by loading the session and calling [SearchMessages].
+// after Window or Fold is still there. InMemory and memory/sqlite's Store implement it;
+// [RecallTool] uses it. Any agentkit.Memory can, by loading the session and calling
+// [SearchMessages].
 type Searcher interface {
 	// Search returns the session's messages that match q, best first. An unknown session
 	// has no matches. The messages are the caller's.

@@ -16,8 +16,8 @@ type Summary struct {
 
 // SummaryStore is an optional interface of a store: given one in FoldOptions.Store, Fold
 // saves every new summary there and reads it back when its in-memory cache does not have the
-// session (after a restart), instead of folding the whole history again. Both stores
-// implement it.
+// session (after a restart), instead of folding the whole history again. InMemory and
+// memory/sqlite's Store implement it.
 type SummaryStore interface {
 	// LoadSummary returns the session's summary; the zero Summary when there is none.
 	LoadSummary(ctx context.Context, session string) (Summary, error)

@@ -37,8 +37,8 @@ type WindowOptions struct {
 //
 // Dropped turns are only left out of the request: the store keeps them, and [RecallTool]
 // lets the model search them. With MaxTurns set the window is an agentkit.TurnLimiter: a
-// RunSession on a store that loads in part (an agentkit.RecentLoader, as InMemory and SQLite
-// are) loads only the first user message and the turns the window sends, so a run costs the
+// RunSession on a store that loads in part (an agentkit.RecentLoader, as InMemory and
+// memory/sqlite's Store are) loads only the first user message and the turns the window sends, so a run costs the
 // same at turn 1,000 as at turn 20; a Budget alone cannot say how many turns it keeps, and
 // the whole session is loaded. Window panics if Budget or MaxTurns is negative, or both are
 // zero.

@@ -28,6 +28,7 @@ import (
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/memory/sqlite"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -49,7 +50,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	store, err := memory.OpenSQLite(*dbPath, nil)
+	store, err := sqlite.Open(*dbPath, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "chat:", err)
 		return 1

@@ -1,4 +1,4 @@
-package memory
+package sqlite
 
 import (
 	"context"
@@ -9,17 +9,21 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Partial loads of a SQLite session (agentkit.RecentLoader). Two tables index
-// the messages as they are inserted (the trigger messages_index): turns holds the sequence
-// numbers of the user messages, call_ids the tool call ids. A partial load finds where the latest turns begin
-// in turns and reads only the messages it keeps; CallIDUsed asks call_ids.
+// Partial loads of a session (agentkit.RecentLoader). Two tables index the messages as they
+// are inserted (the trigger messages_index): turns holds the sequence numbers of the user
+// messages, call_ids the tool call ids. A partial load finds where the latest turns begin in
+// turns and reads only the messages it keeps; CallIDUsed asks call_ids.
+
+// loadRoom is the spare capacity of a partial load: the system prompt and the first
+// messages of the run that loads it fit without a new array.
+const loadRoom = 8
 
 // LoadRecent loads the session's messages up to its first user message and its latest
 // recent turns, or all of them when it has no more turns than that (agentkit.RecentLoader):
 // it reads only the rows it returns.
-func (s *SQLite) LoadRecent(ctx context.Context, session string, recent int) ([]openai.ChatCompletionMessage, int, error) {
+func (s *Store) LoadRecent(ctx context.Context, session string, recent int) ([]openai.ChatCompletionMessage, int, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, 0, fmt.Errorf("memory: loading session %q: %w", session, err)
+		return nil, 0, fmt.Errorf("sqlite: loading session %q: %w", session, err)
 	}
 	recent = max(recent, 1)
 	// The session only grows: a turn found here is still where it was when the messages
@@ -32,7 +36,7 @@ func (s *SQLite) LoadRecent(ctx context.Context, session string, recent int) ([]
 		EXISTS (SELECT 1 FROM turns WHERE session = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?3)`,
 		session, recent-1, recent+1).Scan(&first, &from, &enough)
 	if err != nil {
-		return nil, 0, fmt.Errorf("memory: loading session %q: %w", session, err)
+		return nil, 0, fmt.Errorf("sqlite: loading session %q: %w", session, err)
 	}
 	// enough: the session has at least recent+2 turns, so the latest recent ones begin
 	// after the first turn's replies; else there is nothing to leave out.
@@ -47,20 +51,20 @@ func (s *SQLite) LoadRecent(ctx context.Context, session string, recent int) ([]
 	}
 	if int64(len(msgs)) <= g.first {
 		// The rows up to the first user message are fewer than its sequence number says.
-		return nil, 0, fmt.Errorf("memory: session %q: %w: %d messages before the first user message, whose sequence number is %d", session, ErrCorrupt, len(msgs), g.first)
+		return nil, 0, fmt.Errorf("sqlite: session %q: %w: %d messages before the first user message, whose sequence number is %d", session, ErrCorrupt, len(msgs), g.first)
 	}
 	return msgs, int(g.from - g.first - 1), nil
 }
 
 // CallIDUsed reports whether a tool call of the session uses id (agentkit.RecentLoader).
-func (s *SQLite) CallIDUsed(ctx context.Context, session, id string) (bool, error) {
+func (s *Store) CallIDUsed(ctx context.Context, session, id string) (bool, error) {
 	var one int
 	err := s.db.QueryRowContext(ctx, "SELECT 1 FROM call_ids WHERE session = ? AND id = ?", session, id).Scan(&one)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("memory: session %q: %w", session, err)
+		return false, fmt.Errorf("sqlite: session %q: %w", session, err)
 	}
 	return true, nil
 }

@@ -1,4 +1,4 @@
-package memory
+package sqlite
 
 import (
 	"context"
@@ -18,15 +18,15 @@ import (
 // nothing it writes reaches the session. The pause is simulated by holding the first store's
 // write slot, which its renewals need, until its lease has expired and the second store has
 // taken the session.
-func TestSQLiteLeaseLostInAPause(t *testing.T) {
+func TestLeaseLostInAPause(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.db")
 	const lease = 150 * time.Millisecond
-	a, err := OpenSQLite(path, &SQLiteOptions{LockLease: lease})
+	a, err := Open(path, &Options{LockLease: lease})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := OpenSQLite(path, &SQLiteOptions{LockLease: lease})
+	b, err := Open(path, &Options{LockLease: lease})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestSQLiteLeaseLostInAPause(t *testing.T) {
 		t.Errorf("the session holds %q, want %q", contents, want)
 	}
 	// A store that does not hold the session cannot append while another one leases it.
-	c, err := OpenSQLite(path, nil)
+	c, err := Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,10 +83,10 @@ func TestSQLiteLeaseLostInAPause(t *testing.T) {
 
 // A renewal that finds the lease taken marks it lost at once: Append refuses without waiting
 // for the lease to expire.
-func TestSQLiteRenewalNoticesALostLease(t *testing.T) {
+func TestRenewalNoticesALostLease(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.db")
 	const lease = 90 * time.Millisecond
-	a, err := OpenSQLite(path, &SQLiteOptions{LockLease: lease})
+	a, err := Open(path, &Options{LockLease: lease})
 	if err != nil {
 		t.Fatal(err)
 	}

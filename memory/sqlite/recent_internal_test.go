@@ -1,4 +1,4 @@
-package memory
+package sqlite
 
 import (
 	"context"
@@ -9,17 +9,18 @@ import (
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
-	sqlite "modernc.org/sqlite"
+	modernc "modernc.org/sqlite"
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
+	"github.com/toolcall/toolcall/memory"
 	"github.com/toolcall/toolcall/memory/memorytest"
 	"github.com/toolcall/toolcall/tool"
 )
 
-// cacheLookups returns the pages the only connection of a ":memory:" SQLite looked up
+// cacheLookups returns the pages the only connection of a ":memory:" Store looked up
 // since the last call (SQLITE_DBSTATUS_CACHE_HIT: in memory, every page read is a hit).
-func cacheLookups(t *testing.T, s *SQLite) int {
+func cacheLookups(t *testing.T, s *Store) int {
 	t.Helper()
 	c, err := s.db.Conn(context.Background())
 	if err != nil {
@@ -29,7 +30,7 @@ func cacheLookups(t *testing.T, s *SQLite) int {
 	var hits int
 	if err := c.Raw(func(dc any) error {
 		var err error
-		hits, _, err = dc.(sqlite.DBStatus).Status(sqlite.DBStatusCacheHit, true)
+		hits, _, err = dc.(modernc.DBStatus).Status(modernc.DBStatusCacheHit, true)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -41,8 +42,8 @@ func cacheLookups(t *testing.T, s *SQLite) int {
 // it leaves out. (One query for "seq <= first OR seq >= from" is planned as a walk of the
 // whole session: SQLite does not use seq for an OR of two ranges on a WITHOUT ROWID table,
 // so load asks for the two ranges apart.)
-func TestSQLitePartialLoadReadsOnlyKeptRows(t *testing.T) {
-	s, err := OpenSQLite(":memory:", nil)
+func TestPartialLoadReadsOnlyKeptRows(t *testing.T) {
+	s, err := Open(":memory:", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestSQLitePartialLoadReadsOnlyKeptRows(t *testing.T) {
 // its rows are indexed too (the trigger messages_index), so CallIDUsed knows their call ids
 // and RunSession never gives a new call one of them. (Indexing in Append alone would miss
 // them, and the stored session would then hold an id twice.)
-func TestSQLiteRowsOfAVersion1WriterAreIndexed(t *testing.T) {
+func TestRowsOfAVersion1WriterAreIndexed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
 	raw := oldDatabase(t, path, schemaV1)
 	defer raw.Close()
@@ -103,7 +104,7 @@ func TestSQLiteRowsOfAVersion1WriterAreIndexed(t *testing.T) {
 	}
 	v1Append(memorytest.User("task"), memorytest.Assistant("ok"))
 
-	s, err := OpenSQLite(path, nil) // the upgrade, while the version-1 process runs on
+	s, err := Open(path, nil) // the upgrade, while the version-1 process runs on
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestSQLiteRowsOfAVersion1WriterAreIndexed(t *testing.T) {
 	// What it leads to: a run that loads in part, whose model reuses the id, renames it.
 	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("call_0_0", "noop", "{}")), agentkittest.Text("done"))
 	noop := tool.New("noop", "does nothing", func(context.Context, struct{}) (string, error) { return "ok", nil })
-	a := agentkit.New(model, &agentkit.Options{Memory: s, Context: Window(WindowOptions{MaxTurns: 2}), Tools: []*tool.Tool{noop}})
+	a := agentkit.New(model, &agentkit.Options{Memory: s, Context: memory.Window(memory.WindowOptions{MaxTurns: 2}), Tools: []*tool.Tool{noop}})
 	res, err := a.RunSession(ctx, "s", "again")
 	if err != nil {
 		t.Fatal(err)

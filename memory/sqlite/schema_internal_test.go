@@ -1,4 +1,4 @@
-package memory
+package sqlite
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // indexes, and loading its session reports ErrCorrupt naming it, as the package promises.
 // (An upgrade or trigger that read each tool call's id from the element's value would fail
 // with "malformed JSON" on such a row, and the file could not be opened.)
-func TestSQLiteUpgradeWithAnUndecodableRowOpens(t *testing.T) {
+func TestUpgradeWithAnUndecodableRowOpens(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
 	raw := oldDatabase(t, path, schemaV1)
 	good, _ := json.Marshal(memorytest.User("task"))
@@ -35,9 +35,9 @@ func TestSQLiteUpgradeWithAnUndecodableRowOpens(t *testing.T) {
 	}
 	raw.Close()
 
-	s, err := OpenSQLite(path, nil)
+	s, err := Open(path, nil)
 	if err != nil {
-		t.Fatalf("OpenSQLite on a version-1 file with one undecodable row: %v (want the upgrade to leave the row out of the indexes, as the Go upgrade did)", err)
+		t.Fatalf("Open on a version-1 file with one undecodable row: %v (want the upgrade to leave the row out of the indexes, as the Go upgrade did)", err)
 	}
 	defer s.Close()
 	ctx := context.Background()
@@ -54,7 +54,7 @@ func TestSQLiteUpgradeWithAnUndecodableRowOpens(t *testing.T) {
 
 // A version-2 file (never released) had a trigger that failed on a tool call that is not an
 // object: opening it replaces the trigger, after which any writer may insert such a row.
-func TestSQLiteUpgradesVersion2Trigger(t *testing.T) {
+func TestUpgradesVersion2Trigger(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v2.db")
 	raw := oldDatabase(t, path, `
 CREATE TABLE messages (session TEXT NOT NULL, seq INTEGER NOT NULL, message TEXT NOT NULL, PRIMARY KEY (session, seq)) WITHOUT ROWID;
@@ -76,7 +76,7 @@ PRAGMA user_version = 2;`)
 	if _, err := raw.Exec("INSERT INTO messages (session, seq, message) VALUES ('s', 0, ?)", odd); err == nil {
 		t.Fatal("the version-2 trigger accepted a tool call that is not an object: this test no longer reproduces it")
 	}
-	s, err := OpenSQLite(path, nil)
+	s, err := Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

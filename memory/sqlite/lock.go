@@ -1,4 +1,4 @@
-package memory
+package sqlite
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 	"github.com/toolcall/toolcall/agentkit"
 )
 
-// Lock holds the session for one run: first against the runs of this *SQLite (waiting in
+// Lock holds the session for one run: first against the runs of this *Store (waiting in
 // line), then against other processes through a lease row in the locks table (polling until
 // the holder releases it or its lease expires). While held, the lease is renewed every third
-// of SQLiteOptions.LockLease by a goroutine that unlock stops. unlock may be called more
+// of Options.LockLease by a goroutine that unlock stops. unlock may be called more
 // than once.
-func (s *SQLite) Lock(ctx context.Context, session string) (unlock func(), err error) {
-	local, err := s.locks.lock(ctx, session)
+func (s *Store) Lock(ctx context.Context, session string) (unlock func(), err error) {
+	local, err := s.locks.Lock(ctx, session)
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +27,7 @@ func (s *SQLite) Lock(ctx context.Context, session string) (unlock func(), err e
 		until, tok, err := s.tryLease(ctx, session)
 		if err != nil {
 			local()
-			return nil, fmt.Errorf("memory: locking session %q: %w", session, err)
+			return nil, fmt.Errorf("sqlite: locking session %q: %w", session, err)
 		}
 		if until.IsZero() {
 			token = tok
@@ -40,7 +40,7 @@ func (s *SQLite) Lock(ctx context.Context, session string) (unlock func(), err e
 		case <-ctx.Done():
 			t.Stop()
 			local()
-			return nil, fmt.Errorf("memory: waiting for session %q, leased by another process until %s: %w: %w",
+			return nil, fmt.Errorf("sqlite: waiting for session %q, leased by another process until %s: %w: %w",
 				session, until.Format(time.RFC3339), agentkit.ErrSessionBusy, ctx.Err())
 		}
 	}
@@ -71,7 +71,7 @@ func (s *SQLite) Lock(ctx context.Context, session string) (unlock func(), err e
 
 // tryLease takes the session's lease, with the next fencing token, when it is free or
 // expired. Otherwise it returns when the other holder's lease expires.
-func (s *SQLite) tryLease(ctx context.Context, session string) (heldUntil time.Time, token int64, err error) {
+func (s *Store) tryLease(ctx context.Context, session string) (heldUntil time.Time, token int64, err error) {
 	if err := s.acquireWrite(ctx); err != nil {
 		return time.Time{}, 0, err
 	}
@@ -89,7 +89,7 @@ func (s *SQLite) tryLease(ctx context.Context, session string) (heldUntil time.T
 			heldUntil = time.UnixMilli(expires)
 			return nil
 		}
-		// Free, expired, or this *SQLite's own (whose runs of the session wait in line in
+		// Free, expired, or this *Store's own (whose runs of the session wait in line in
 		// s.locks): a new lease, whose new token fences out whoever held the last one.
 		token++
 		_, err = tx.ExecContext(ctx, "INSERT OR REPLACE INTO locks (session, owner, expires, token) VALUES (?, ?, ?, ?)",
@@ -101,7 +101,7 @@ func (s *SQLite) tryLease(ctx context.Context, session string) (heldUntil time.T
 
 // renew extends the session's lease until stop is closed, or until a renewal finds the lease
 // gone (expired and taken by another holder): the lease is then lost, and Append refuses.
-func (s *SQLite) renew(session string, token int64, stop <-chan struct{}, done chan<- struct{}) {
+func (s *Store) renew(session string, token int64, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(s.lease / 3)
 	defer t.Stop()
@@ -122,7 +122,7 @@ func (s *SQLite) renew(session string, token int64, stop <-chan struct{}, done c
 
 // renewOnce extends the lease of token, if it is still live, and reports false when it is
 // not. A renewal that cannot reach the database is tried again at the next tick.
-func (s *SQLite) renewOnce(session string, token int64) bool {
+func (s *Store) renewOnce(session string, token int64) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
 	defer cancel()
 	if s.acquireWrite(ctx) != nil {
@@ -140,8 +140,8 @@ func (s *SQLite) renewOnce(session string, token int64) bool {
 }
 
 // fence refuses, in an Append's transaction, an append to a session whose lease this
-// *SQLite lost, or that another holder leases.
-func (s *SQLite) fence(ctx context.Context, tx *sql.Tx, session string) error {
+// *Store lost, or that another holder leases.
+func (s *Store) fence(ctx context.Context, tx *sql.Tx, session string) error {
 	s.mu.Lock()
 	token, mine := s.held[session]
 	s.mu.Unlock()

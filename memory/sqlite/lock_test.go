@@ -1,0 +1,90 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/memory/sqlite"
+)
+
+// Two handles on one file stand for two processes: the lease refuses the second until
+// the first unlocks, and a lease left by a dead process expires.
+func TestLockAcrossHandles(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) }) // after the other cleanups close the databases
+	path := filepath.Join(t.TempDir(), "m.db")
+	a := openStore(t, path)
+	b, err := sqlite.Open(path, &sqlite.Options{LockLease: 600 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+
+	unlock, err := a.Lock(context.Background(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	_, err = b.Lock(ctx, "s")
+	cancel()
+	if !errors.Is(err, agentkit.ErrSessionBusy) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lock from another handle = %v, want ErrSessionBusy and DeadlineExceeded", err)
+	}
+	if !strings.Contains(err.Error(), "another process") {
+		t.Errorf("error %q does not say who holds the session", err)
+	}
+	// The waiter gets it when the holder unlocks.
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		u, err := b.Lock(ctx, "s")
+		if err == nil {
+			u()
+		}
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatalf("Lock after the other handle unlocked: %v", err)
+	}
+
+	// b holds it past several lease periods: renewal keeps a out.
+	ub, err := b.Lock(context.Background(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // 2.5 leases, renewed every 200ms
+	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	_, err = a.Lock(ctx, "s")
+	cancel()
+	if !errors.Is(err, agentkit.ErrSessionBusy) {
+		t.Fatalf("Lock while the holder renews its lease = %v, want ErrSessionBusy", err)
+	}
+	ub()
+
+	// A crashed process's lease: taken over once expired.
+	raw := rawDB(t, path)
+	if _, err := raw.Exec("INSERT OR REPLACE INTO locks (session, owner, expires) VALUES ('s', 'dead', ?)", time.Now().Add(-time.Second).UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	u, err := a.Lock(ctx, "s")
+	if err != nil {
+		t.Fatalf("Lock over an expired lease: %v", err)
+	}
+	u()
+	u() // unlock twice is harmless
+	var n int
+	if err := raw.QueryRow("SELECT COUNT(*) FROM locks").Scan(&n); err != nil || n != 0 {
+		t.Errorf("locks left after unlock: %d (%v)", n, err)
+	}
+}
