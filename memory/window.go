@@ -63,9 +63,6 @@ type window struct {
 }
 
 func (w *window) Apply(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
-	if w.budget == 0 {
-		return lastTurns(msgs, w.turns), nil
-	}
 	l := newLayout(msgs)
 	if l.first < 0 || len(l.units) == 0 {
 		if w.budget > 0 {
@@ -106,38 +103,6 @@ func (w *window) Apply(ctx context.Context, session string, msgs []openai.ChatCo
 	view := make([]openai.ChatCompletionMessage, 0, l.first+1+len(msgs)-l.start(from))
 	view = append(view, msgs[:l.first+1]...)
 	return append(view, msgs[l.start(from):]...), nil
-}
-
-// lastTurns is Apply for a window of MaxTurns alone: what newLayout and keepFrom would
-// keep, found from the ends of msgs, so that a request costs the turns it sends, not the
-// length of the transcript.
-func lastTurns(msgs []openai.ChatCompletionMessage, turns int) []openai.ChatCompletionMessage {
-	first := -1
-	for i := range msgs {
-		if msgs[i].Role == openai.ChatMessageRoleUser {
-			first = i
-			break
-		}
-	}
-	if first < 0 {
-		return clip3(msgs)
-	}
-	// The start of the turns-th latest turn after the first; none when there are fewer.
-	from, n := -1, 0
-	for i := len(msgs) - 1; i > first; i-- {
-		if msgs[i].Role == openai.ChatMessageRoleUser {
-			if n++; n == turns {
-				from = i
-				break
-			}
-		}
-	}
-	if from <= first+1 {
-		return clip3(msgs) // nothing to drop, or only the empty rest of the first turn
-	}
-	view := make([]openai.ChatCompletionMessage, 0, first+1+len(msgs)-from)
-	view = append(view, msgs[:first+1]...)
-	return append(view, msgs[from:]...)
 }
 
 // clip3 returns msgs with no spare capacity, so that appending to a view never writes into
