@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
@@ -283,5 +285,98 @@ func TestSessionInputAppendedFirst(t *testing.T) {
 	}
 	if before == 0 {
 		t.Errorf("no Append before the first model call: the user message is not stored until the first step completes (appends: %d)", mem.n())
+	}
+}
+
+// failingLoadMemory is a sessionMemory whose Load fails.
+type failingLoadMemory struct{ sessionMemory }
+
+func (*failingLoadMemory) Load(context.Context, string) ([]openai.ChatCompletionMessage, error) {
+	return nil, errors.New("store down")
+}
+
+// A RunMiddleware "wraps whole runs (every Run, RunMessages and RunSession, streamed or not):
+// … a per-run deadline, a metric" (RunMiddleware's doc). RunSession locks and loads the
+// session before it applies RunMiddleware, so a per-run deadline does not bound the wait for
+// a busy session's lock (the run waits for the other run, however long), and a run that
+// fails to lock or load is never seen by a metric or span middleware.
+func TestSessionRunMiddlewareWrapsLockAndLoad(t *testing.T) {
+	tests := []struct {
+		name     string
+		mem      agentkit.Memory
+		wantStop agentkit.StopReason
+	}{
+		{"waiting for the lock", &lockedMemory{}, agentkit.StopCanceled},
+		{"failing to load", &failingLoadMemory{}, agentkit.StopMemoryError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs atomic.Int32
+			deadline := func(next agentkit.RunFunc) agentkit.RunFunc {
+				return func(ctx context.Context) (*agentkit.Result, error) {
+					runs.Add(1)
+					ctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+					defer cancel()
+					return next(ctx)
+				}
+			}
+			a := agentkit.New(agentkittest.New(nil, agentkittest.Text("hi")), &agentkit.Options{
+				Memory: tt.mem, RunMiddleware: []agentkit.RunMiddleware{deadline}})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second) // the test's own bound
+			defer cancel()
+			start := time.Now()
+			res, _ := a.RunSession(ctx, "s", "hello")
+			if got, want := runs.Load(), int32(1); got != want {
+				t.Errorf("the run middleware saw %d runs, want %d", got, want)
+			}
+			if d := time.Since(start); d > 500*time.Millisecond {
+				t.Errorf("RunSession took %s: the run middleware's 20ms deadline did not bound it", d.Round(time.Millisecond))
+			}
+			if res.Stop != tt.wantStop {
+				t.Errorf("stop %q, want %q", res.Stop, tt.wantStop)
+			}
+		})
+	}
+}
+
+// "EventRunEnd is the last event of a run" (OnEvent's doc), and a StreamRun's reader learns
+// why a run stopped from it. A RunSession whose session fails to load (or lock) returns
+// StopMemoryError without emitting any event: a chat UI reading RunSessionStream's Events
+// sees the stream close with no end and no error.
+func TestSessionEventsEndWithRunEnd(t *testing.T) {
+	collect := func(a *agentkit.Agent, events *[]agentkit.Event) {
+		for e := range a.RunSessionStream(context.Background(), "s", "hello").Events() {
+			*events = append(*events, e)
+		}
+	}
+	tests := []struct {
+		name string
+		run  func(mem agentkit.Memory) []agentkit.Event
+	}{
+		{"RunSession with OnEvent", func(mem agentkit.Memory) []agentkit.Event {
+			var mu sync.Mutex
+			var events []agentkit.Event
+			a := agentkit.New(agentkittest.New(nil, agentkittest.Text("hi")), &agentkit.Options{Memory: mem,
+				OnEvent: func(_ context.Context, e agentkit.Event) { mu.Lock(); events = append(events, e); mu.Unlock() }})
+			a.RunSession(context.Background(), "s", "hello")
+			return events
+		}},
+		{"RunSessionStream's Events", func(mem agentkit.Memory) []agentkit.Event {
+			var events []agentkit.Event
+			collect(agentkit.New(agentkittest.New(nil, agentkittest.Text("hi")), &agentkit.Options{Memory: mem}), &events)
+			return events
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			events := tt.run(&failingLoadMemory{})
+			if len(events) == 0 {
+				t.Fatalf("no events; want the last one to be %q with stop %q", agentkit.EventRunEnd, agentkit.StopMemoryError)
+			}
+			last := events[len(events)-1]
+			if got, want := string(last.Kind)+" "+string(last.Stop), string(agentkit.EventRunEnd)+" "+string(agentkit.StopMemoryError); got != want {
+				t.Errorf("last event %q, want %q", got, want)
+			}
+		})
 	}
 }

@@ -17,12 +17,19 @@ import (
 // StreamRun is a run in progress whose events can be read as they happen. Get one from
 // Agent.RunStream, RunMessagesStream or RunSessionStream; read Events, then Result. A
 // StreamRun is used by one goroutine.
+//
+// The run never waits for its reader: its events queue up until they are read, every one of
+// them, whatever the reader's pace and however the run ends.
 type StreamRun struct {
-	events <-chan Event
 	cancel context.CancelFunc
-	done   chan struct{}
+	done   chan struct{} // closed when the run has ended
 	res    *Result
 	err    error
+
+	mu     sync.Mutex
+	queue  []Event       // the events not yet read
+	ended  bool          // the run has ended: queue holds its last events
+	notify chan struct{} // a token when queue or ended changed
 }
 
 // StreamError is the error of a model call whose stream broke before the model finished its
@@ -81,43 +88,56 @@ func (a *Agent) RunSessionStream(ctx context.Context, session, input string) *St
 	})
 }
 
-// startStream runs run in a goroutine of its own, its events sent to the StreamRun.
+// startStream runs run in a goroutine of its own, its events queued for the StreamRun.
 func startStream(ctx context.Context, run func(ctx context.Context, sink func(Event)) (*Result, error)) *StreamRun {
 	ctx, cancel := context.WithCancel(ctx)
-	ch := make(chan Event, 64)
-	s := &StreamRun{events: ch, cancel: cancel, done: make(chan struct{})}
-	var mu sync.Mutex // the tool events of one turn come from the calls' goroutines
-	sink := func(e Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		select {
-		case ch <- e:
-		case <-ctx.Done(): // the reader is gone (it broke out of Events) or the run was canceled
-			select {
-			case ch <- e: // while the buffer has room, keep what happened
-			default:
-			}
-		}
+	s := &StreamRun{cancel: cancel, done: make(chan struct{}), notify: make(chan struct{}, 1)}
+	sink := func(e Event) { // the tool events of one turn come from the calls' goroutines
+		s.mu.Lock()
+		s.queue = append(s.queue, e)
+		s.mu.Unlock()
+		s.wake()
 	}
 	go func() {
 		defer close(s.done)
 		s.res, s.err = run(ctx, sink)
-		close(ch)
+		s.mu.Lock()
+		s.ended = true
+		s.mu.Unlock()
+		s.wake()
 		cancel()
 	}()
 	return s
 }
 
-// Events yields the run's events in order. Breaking out of the loop cancels the run; Result
-// then returns the canceled run's record. Events can be ranged over once.
+func (s *StreamRun) wake() {
+	select {
+	case s.notify <- struct{}{}:
+	default: // a token is already there
+	}
+}
+
+// Events yields the run's events in order, the last one EventRunEnd. Breaking out of the loop
+// cancels the run; Result then returns the canceled run's record. Events can be ranged over
+// once.
 func (s *StreamRun) Events() iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		for e := range s.events {
-			if !yield(e) {
-				s.cancel()
-				for range s.events { // let the run finish; it sees the cancellation
+		for {
+			s.mu.Lock()
+			batch, ended := s.queue, s.ended
+			s.queue = nil
+			s.mu.Unlock()
+			for _, e := range batch {
+				if !yield(e) {
+					s.cancel()
+					return
 				}
+			}
+			if ended && len(batch) == 0 {
 				return
+			}
+			if len(batch) == 0 {
+				<-s.notify
 			}
 		}
 	}
@@ -126,8 +146,6 @@ func (s *StreamRun) Events() iter.Seq[Event] {
 // Result waits for the run to end and returns its Result and error, as Run does. Events not
 // read are discarded.
 func (s *StreamRun) Result() (*Result, error) {
-	for range s.events {
-	}
 	<-s.done
 	return s.res, s.err
 }

@@ -3,6 +3,7 @@ package agentkit_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -433,5 +434,68 @@ func TestStreamCutOffReply(t *testing.T) {
 	}
 	if k := res.Steps[0].Calls[1].Result.Kind; k != tool.KindNotExecuted {
 		t.Errorf("the cut call's kind %q, want not_executed", k)
+	}
+}
+
+// A reader that lags behind when the run is canceled still gets every event, EventRunEnd
+// last, as TestStreamCanceledDeliversRunEnd states the contract ("Events yields the run's
+// events in order"; "EventRunEnd is the last event of a run"). The sink drops events once
+// the run's context is done and the 64-event buffer is full, so a turn of many calls
+// canceled while the reader is busy (a server forwarding events to a slow client, which
+// cancels the run on its own deadline) loses tool ends, the step end and the run end.
+func TestStreamCanceledLaggingReaderGetsRunEnd(t *testing.T) {
+	const calls = 40
+	var started atomic.Int32
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	block := tool.New("block", "waits for its context", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		if started.Add(1) == calls {
+			cancel() // the caller cancels while its reader is behind
+		}
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	var cs []openai.ToolCall
+	for i := range calls {
+		cs = append(cs, agentkittest.CallID(fmt.Sprintf("c%d", i), "block", fmt.Sprintf(`{"n":%d}`, i)))
+	}
+	// A model that does not stream: the run's events before the calls start are few.
+	model := agentkit.ModelFunc(func(context.Context, openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{
+			Message:      openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: cs},
+			FinishReason: openai.FinishReasonToolCalls}}}, nil
+	})
+	done := make(chan struct{})
+	ended := func(next agentkit.RunFunc) agentkit.RunFunc {
+		return func(ctx context.Context) (*agentkit.Result, error) {
+			defer close(done)
+			return next(ctx)
+		}
+	}
+	a := agentkit.New(model, &agentkit.Options{
+		Tools: []*tool.Tool{block}, MaxConcurrency: calls, MaxToolCalls: calls,
+		RunMiddleware: []agentkit.RunMiddleware{ended}})
+	s := a.RunStream(ctx, "go")
+	var kinds []agentkit.EventKind
+	for e := range s.Events() {
+		if len(kinds) == 0 {
+			<-done // the reader is busy until the run has ended
+		}
+		kinds = append(kinds, e.Kind)
+	}
+	res, _ := s.Result()
+	if res.Stop != agentkit.StopCanceled {
+		t.Fatalf("stop %q, want %q", res.Stop, agentkit.StopCanceled)
+	}
+	ends := 0
+	for _, k := range kinds {
+		if k == agentkit.EventToolEnd {
+			ends++
+		}
+	}
+	if got, want := fmt.Sprintf("%d tool ends, last event %q", ends, kinds[len(kinds)-1]), fmt.Sprintf("%d tool ends, last event %q", calls, agentkit.EventRunEnd); got != want {
+		t.Errorf("the reader got %s; want %s (%d events in all)", got, want, len(kinds))
 	}
 }
