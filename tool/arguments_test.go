@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,7 +161,7 @@ func TestDecodeFailureInSchemaTerms(t *testing.T) {
 		{tl, `{"days":1.0}`, `- /days: expected an integer written without a fraction or exponent (like 1), got 1.0`},
 		{tl, `{"days":1e2}`, `- /days: expected an integer written without a fraction or exponent (like 100), got 1e2`},
 		{tl, `{"days":1,"small":300}`, `- /small: expected an integer from -128 to 127, got 300`},
-		{tl, `{"days":1,"ratio":1e40}`, `- /ratio: expected a number a float32 can hold (at most ±3.4e38), got 1e40`},
+		{tl, `{"days":1,"ratio":1e40}`, `- /ratio: expected a number a float32 can hold (at most ±3.4e38, and not so small that it rounds to 0), got 1e40`},
 		{open, `{"on":"yes"}`, `- /on: expected true or false, got "yes"`},
 		{open, `{"tags":{"a":1}}`, `- /tags: expected an array, got {"a":1}`},
 	} {
@@ -208,5 +209,115 @@ func TestDefaultsAppliedBeforeTheFunctionRuns(t *testing.T) {
 		if args, _, err := tl.Arguments(tt.raw); err != nil || string(args) != tt.args {
 			t.Errorf("Arguments(%s) = %s, %v; want %s", tt.raw, args, err, tt.args)
 		}
+	}
+}
+
+// TestArgumentsNumberRunsAsValidated: the validator compares numbers exactly (math/big), the
+// decoder rounds them into a float. A number a float field can hold only as 0 or an infinity
+// is refused: 1e-400 would pass exclusiveMinimum 0 and a divide tool would divide by zero.
+// (A decimal within a rounding of an exclusive bound, 0.99999999999999999 under
+// exclusiveMaximum 1, still rounds onto it, as every JSON reader rounds: see decode.go.)
+func TestArgumentsNumberRunsAsValidated(t *testing.T) {
+	type positive struct {
+		X float64 `json:"x" jsonschema:"exclusiveMinimum=0"`
+	}
+	type belowOne struct {
+		X float64 `json:"x" jsonschema:"exclusiveMaximum=1"`
+	}
+	tests := []struct {
+		name string
+		tool func(ran *json.RawMessage) *tool.Tool
+		raw  string
+	}{
+		{"float64 underflow to a forbidden 0", func(ran *json.RawMessage) *tool.Tool {
+			return tool.New("div", "divides", func(_ context.Context, in positive) (string, error) {
+				*ran, _ = json.Marshal(in)
+				return "ran", nil
+			})
+		}, `{"x":1e-400}`},
+		{"float64 overflow", func(ran *json.RawMessage) *tool.Tool {
+			return tool.New("big", "big", func(_ context.Context, in belowOne) (string, error) {
+				*ran, _ = json.Marshal(in)
+				return "ran", nil
+			})
+		}, `{"x":-1e400}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ran json.RawMessage
+			tl := tt.tool(&ran)
+			res := tl.Handle(context.Background(), tool.Call{ID: "1", Arguments: tt.raw})
+			if res.Failed() {
+				return // refused: the function did not run with another value
+			}
+			args, _, _ := tl.Arguments(tt.raw)
+			if got, want := string(ran), string(args); got != want {
+				t.Errorf("Handle(%s): the function ran with %s, re-encoded; want the validated %s (or a refusal)", tt.raw, got, want)
+			}
+		})
+	}
+}
+
+// TestDecodeFailureOfKeysAndBytesInSchemaTerms: a decode failure is reported "in the
+// schema's terms" (issue 14 #9) so the model can fix its call. For a []byte the schema says
+// {"type":"string","contentEncoding":"base64"}, yet the model is told "expected an array"
+// (and an array is then refused by the schema); for a map with integer keys the key is at
+// fault, yet the message says the *value* ("got \"x\"") should be an integer.
+func TestDecodeFailureOfKeysAndBytesInSchemaTerms(t *testing.T) {
+	type bytesIn struct {
+		B []byte `json:"b"`
+	}
+	type intKeys struct {
+		M map[int]string `json:"m"`
+	}
+	type int8Keys struct {
+		M map[int8]string `json:"m"`
+	}
+	bytesTool := tool.New("b", "bytes", func(_ context.Context, in bytesIn) (string, error) { return "ran", nil })
+	intTool := tool.New("m", "int keys", func(_ context.Context, in intKeys) (string, error) { return "ran", nil })
+	int8Tool := tool.New("m8", "int8 keys", func(_ context.Context, in int8Keys) (string, error) { return "ran", nil })
+	tests := []struct {
+		name      string
+		tl        *tool.Tool
+		raw       string
+		want, bad string // the message must contain want and must not contain bad
+	}{
+		{"bytes not base64", bytesTool, `{"b":"not base64!"}`, "base64", "expected an array"},
+		{"int key with a leading zero", intTool, `{"m":{"01":"x"}}`, "", `got "x"`},
+		{"int8 key out of range", int8Tool, `{"m":{"300":"x"}}`, "", `got "x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := tt.tl.Handle(context.Background(), tool.Call{ID: "1", Arguments: tt.raw})
+			if res.Kind != tool.KindInvalidArguments {
+				t.Fatalf("Handle(%s) kind %q, want %q", tt.raw, res.Kind, tool.KindInvalidArguments)
+			}
+			if got := res.Content; !strings.Contains(got, tt.want) || strings.Contains(got, tt.bad) {
+				t.Errorf("Handle(%s) = %q; want a message that says %q and not %q", tt.raw, got, tt.want, tt.bad)
+			}
+		})
+	}
+}
+
+// TestArgumentErrorIsBounded: a refusal is a tool message the model reads, and the message
+// must be one it can act on. Nothing bounds the violations an ArgumentError lists: 60 KB of
+// unknown properties (within DefaultArgumentLimit) come back as a 310 KB message of 6,000
+// lines, five times the text the model sent, into its context window. (agentkit's
+// HistoryError caps its rendering at 20 problems "and N more" for the same reason.)
+func TestArgumentErrorIsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"city":"x"`)
+	for i := 0; b.Len() < 60_000; i++ {
+		b.WriteString(`,"k` + strconv.Itoa(i) + `":1`)
+	}
+	b.WriteString("}")
+	raw := b.String()
+	res := cityTool(t).Handle(context.Background(), tool.Call{ID: "1", Arguments: raw})
+	if res.Kind != tool.KindInvalidArguments {
+		t.Fatalf("kind %q, want %q", res.Kind, tool.KindInvalidArguments)
+	}
+	const max = 8 << 10
+	if got := len(res.Content); got > max {
+		t.Errorf("the refusal of %d bytes of arguments is %d bytes (%d lines); want at most %d", len(raw), got, strings.Count(res.Content, "\n"), max)
 	}
 }

@@ -1,12 +1,14 @@
 package tool
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,10 +29,47 @@ import (
 // number, which the module does not know. Struct tag options that would make the decoder
 // read something else than the schema describes (format:…, case:…, inline, unknown) are
 // refused when the tool is built (jsonFields).
+//
+// A float field refuses a number it can hold only as 0 or an infinity (1e-400, 1e400): the
+// validator compares numbers exactly, and the rounded value could be one the schema forbids
+// (exclusiveMinimum 0). Other decimals are rounded to the nearest float, as every JSON
+// reader rounds them.
 var decodeOptions = jsonv2.JoinOptions(
 	jsonv1.FormatDurationAsNano(true),
-	jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(decodeNumber)),
+	jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(
+		jsonv2.UnmarshalFromFunc(decodeNumber),
+		jsonv2.UnmarshalFromFunc(func(d *jsontext.Decoder, f *float64) error { return decodeFloat(d, f, 64) }),
+		jsonv2.UnmarshalFromFunc(func(d *jsontext.Decoder, f *float32) error {
+			var x float64
+			err := decodeFloat(d, &x, 32)
+			if err == nil {
+				*f = float32(x)
+			}
+			return err
+		}),
+	)),
 )
+
+// errFloatRange is the error of a number a float field holds only as 0 or an infinity.
+var errFloatRange = errors.New("out of the range of a float")
+
+// decodeFloat decodes a float of bits bits from a JSON number, refusing one out of its range;
+// what is not a number is left to the default decoder.
+func decodeFloat(d *jsontext.Decoder, f *float64, bits int) error {
+	if d.PeekKind() != '0' {
+		return jsonv2.SkipFunc
+	}
+	v, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	x, err := strconv.ParseFloat(string(v), bits)
+	if r, ok := new(big.Rat).SetString(string(v)); err != nil || !ok || x == 0 && r.Sign() != 0 {
+		return errFloatRange
+	}
+	*f = x
+	return nil
+}
 
 // decodeInto decodes args, canonical validated arguments, into target, a pointer.
 func decodeInto(args []byte, target any) error {
@@ -54,13 +93,32 @@ func decodeNumber(d *jsontext.Decoder, n *json.Number) error {
 // decodeViolation reports a decode failure of arguments the schema accepted (1.0 or 1e2 for
 // an int field, 300 for an int8) in the schema's terms, at its JSON pointer in tree, the
 // arguments decoded.
-func decodeViolation(err error, tree map[string]any) Violation {
+func decodeViolation(err error, args []byte, tree map[string]any) Violation {
 	var se *jsonv2.SemanticError
 	if !errors.As(err, &se) {
 		return Violation{Message: "the arguments cannot be used: " + strings.TrimPrefix(err.Error(), "json: ")}
 	}
+	path := string(se.JSONPointer)
+	if isKey(args, se.ByteOffset) { // a map key the Go type cannot hold: the key is at fault
+		key := strconv.Quote(se.JSONPointer.LastToken())
+		return Violation{Path: path, Message: "the key " + key + " must be " + expectedFor(se, key)}
+	}
 	got := display(valueAt(tree, slices.Collect(se.JSONPointer.Tokens())))
-	return Violation{Path: string(se.JSONPointer), Message: "expected " + expectedFor(se, got) + ", got " + got}
+	return Violation{Path: path, Message: "expected " + expectedFor(se, got) + ", got " + got}
+}
+
+// isKey reports whether the token at byte offset of args, canonical JSON, is an object key:
+// a string followed by a colon.
+func isKey(args []byte, offset int64) bool {
+	if offset < 0 || offset >= int64(len(args)) || args[offset] != '"' {
+		return false
+	}
+	d := jsontext.NewDecoder(bytes.NewReader(args[offset:]))
+	if _, err := d.ReadToken(); err != nil {
+		return false
+	}
+	end := offset + d.InputOffset()
+	return end < int64(len(args)) && args[end] == ':'
 }
 
 // expectedFor says what a value of se's Go type must be, in the schema's words.
@@ -68,6 +126,9 @@ func expectedFor(se *jsonv2.SemanticError, got string) string {
 	t := se.GoType
 	if t == nil {
 		return "another value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
 	switch t {
 	case reflect.TypeFor[time.Time]():
@@ -83,14 +144,17 @@ func expectedFor(se *jsonv2.SemanticError, got string) string {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return expectedInteger(got, new(big.Int), new(big.Int).Sub(new(big.Int).Lsh(one, uint(t.Bits())), one))
 	case reflect.Float32:
-		return "a number a float32 can hold (at most ±3.4e38)"
+		return "a number a float32 can hold (at most ±3.4e38, and not so small that it rounds to 0)"
 	case reflect.Float64:
-		return "a number a float64 can hold (at most ±1.8e308)"
+		return "a number a float64 can hold (at most ±1.8e308, and not so small that it rounds to 0)"
 	case reflect.String:
 		return "a string"
 	case reflect.Bool:
 		return "true or false"
 	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
 		return "an array"
 	case reflect.Map, reflect.Struct:
 		return "an object"

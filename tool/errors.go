@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -12,10 +13,15 @@ type Violation struct {
 	Message string
 }
 
+// maxShownViolations bounds the violations an ArgumentError's message lists: a refusal the
+// model reads must not cost more context than the arguments it refuses.
+const maxShownViolations = 20
+
 // ArgumentError is the error of a call whose arguments were refused before the tool ran:
 // unrepairable or unbounded JSON (Kind KindInvalidJSON), or a schema violation, a duplicate
 // property, a value the input type cannot hold (KindInvalidArguments).
-// Its message is written for the model: every violation with its path, and an instruction to
+// Its message is written for the model: each violation with its path (the first 20, then how
+// many more), and an instruction to
 // call again with fixed arguments.
 type ArgumentError struct {
 	// Tool is the name of the tool that refused the arguments.
@@ -52,7 +58,11 @@ func (e *ArgumentError) Error() string {
 	b.WriteString("invalid arguments for tool ")
 	b.WriteString(e.Tool)
 	b.WriteString(":")
-	for _, v := range e.Violations {
+	for i, v := range e.Violations {
+		if i == maxShownViolations {
+			fmt.Fprintf(&b, "\n- and %d more", len(e.Violations)-i)
+			break
+		}
 		b.WriteString("\n- ")
 		if v.Path == "" {
 			b.WriteString("(arguments)")

@@ -51,7 +51,7 @@ func (t *Tool) arguments(raw string) (args []byte, in any, repair string, err er
 	}
 	if t.decode != nil {
 		if in, err = t.decode(args); err != nil {
-			return nil, nil, repair, t.invalid(decodeViolation(err, tree))
+			return nil, nil, repair, t.invalid(decodeViolation(err, args, tree))
 		}
 	}
 	return args, in, repair, nil
