@@ -21,8 +21,7 @@ const maxShownViolations = 20
 // unrepairable or unbounded JSON (Kind KindInvalidJSON), or a schema violation, a duplicate
 // property, a value the input type cannot hold (KindInvalidArguments).
 // Its message is written for the model: each violation with its path (the first 20, then how
-// many more), and an instruction to
-// call again with fixed arguments.
+// many more), and an instruction to call again with fixed arguments.
 type ArgumentError struct {
 	// Tool is the name of the tool that refused the arguments.
 	Tool string
