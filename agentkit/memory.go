@@ -119,7 +119,7 @@ var (
 // Result.Omitted counts the messages left out.
 //
 // Errors from the Memory end the run with StopMemoryError; a run canceled while it waits for
-// the session's lock stops with StopCanceled.
+// the session's lock or its load stops with StopCanceled.
 func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result, error) {
 	return a.runSession(ctx, session, input, nil)
 }
@@ -152,7 +152,11 @@ func (r *run) openSession(ctx context.Context, input string) (*Result, error) {
 	hist, omitted, recent, err := r.a.load(ctx, mem, r.session)
 	if err != nil {
 		r.store = nil
-		return r.finish(ctx, StopMemoryError, fmt.Errorf("agentkit: loading session %q: %w", r.session, err))
+		stop := StopMemoryError
+		if ctx.Err() != nil {
+			stop = StopCanceled
+		}
+		return r.finish(ctx, stop, fmt.Errorf("agentkit: loading session %q: %w", r.session, err))
 	}
 	// What Load returns is the caller's (memorytest checks it): it becomes the run's
 	// transcript as it is, with no copy of the history.

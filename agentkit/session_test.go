@@ -380,3 +380,27 @@ func TestSessionEventsEndWithRunEnd(t *testing.T) {
 		})
 	}
 }
+
+// ctxMemory is a sessionMemory whose Load honors its context, as a database's does.
+type ctxMemory struct{ sessionMemory }
+
+func (m *ctxMemory) Load(ctx context.Context, s string) ([]openai.ChatCompletionMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return m.sessionMemory.Load(ctx, s)
+}
+
+// A RunSession canceled before its session is loaded stops with StopCanceled: RunSession's
+// doc reserves StopMemoryError for "Errors from the Memory", and issue 14 #9 fixed the same
+// confusion for a run canceled while waiting for the lock. A Memory without SessionLocker
+// whose Load sees the canceled context makes the run stop with StopMemoryError.
+func TestSessionCanceledBeforeLoad(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a := agentkit.New(agentkittest.New(nil, agentkittest.Text("hi")), &agentkit.Options{Memory: &ctxMemory{}})
+	res, err := a.RunSession(ctx, "s", "hello")
+	if res.Stop != agentkit.StopCanceled || !errors.Is(err, context.Canceled) {
+		t.Errorf("stop %q, err %v; want %q wrapping context.Canceled", res.Stop, err, agentkit.StopCanceled)
+	}
+}

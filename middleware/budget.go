@@ -24,7 +24,7 @@ const budgetFloor = 200
 //
 // A Budget belongs to one run: create it per run and put it in the run's context, since an
 // Agent and its middleware are shared by concurrent runs. It covers the whole run unless it
-// is reset; to make it a per-turn budget, reset it when each model response arrives, which
+// is reset; to make it a per-turn budget, reset it before each model request, which
 // [ResetBudgetEachTurn] does as an agentkit.OnEvent:
 //
 //	agent := agentkit.New(model, &agentkit.Options{
@@ -82,10 +82,11 @@ func BudgetFromContext(ctx context.Context) *Budget {
 }
 
 // ResetBudgetEachTurn is an agentkit.OnEvent that resets the run's [Budget] (if its context
-// carries one) when a model response arrives, before the calls of that turn run: the budget
-// then applies to each turn separately. Call it from your own OnEvent if you have one.
+// carries one) when a model request is about to be sent, before any call of the turn it
+// answers runs, also those a streamed reply starts early: the budget then applies to each
+// turn separately. Call it from your own OnEvent if you have one.
 func ResetBudgetEachTurn(ctx context.Context, e agentkit.Event) {
-	if e.Kind == agentkit.EventModelResponse {
+	if e.Kind == agentkit.EventModelRequest {
 		if b := BudgetFromContext(ctx); b != nil {
 			b.Reset()
 		}

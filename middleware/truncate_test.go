@@ -3,10 +3,14 @@ package middleware_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
@@ -200,4 +204,102 @@ func ExampleTruncate() {
 	// …[truncated: 715 characters in all; 695 from the middle omitted]…
 	// 预报……明天：多云。
 	// 715 characters kept in Original
+}
+
+// gatedStream plays chunks; before the last one it waits for gate, when set (or a second), as
+// a model still writing while the calls started early run.
+type gatedStream struct {
+	chunks []openai.ChatCompletionStreamResponse
+	gate   <-chan struct{}
+}
+
+func (s *gatedStream) Recv() (openai.ChatCompletionStreamResponse, error) {
+	if len(s.chunks) == 0 {
+		return openai.ChatCompletionStreamResponse{}, io.EOF
+	}
+	if len(s.chunks) == 1 && s.gate != nil {
+		select {
+		case <-s.gate:
+		case <-time.After(time.Second):
+		}
+	}
+	c := s.chunks[0]
+	s.chunks = s.chunks[1:]
+	return c, nil
+}
+
+func (s *gatedStream) Close() error { return nil }
+
+// TestBudgetPerTurnInStreamedAgent is TestBudgetPerTurnInAgent in a streamed run, whose first
+// call of a turn starts early, before EventModelResponse: ResetBudgetEachTurn resets the
+// budget before the request, so each turn still keeps 1000 characters (a reset on the
+// response gave the rest of the turn a full budget again: 1200).
+func TestBudgetPerTurnInStreamedAgent(t *testing.T) {
+	big := tool.New("big", "Return n characters.", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return strings.Repeat("z", in.N), nil
+	})
+	call := func(i int, id, args string) openai.ChatCompletionStreamResponse {
+		return openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: openai.ChatCompletionStreamChoiceDelta{
+			ToolCalls: []openai.ToolCall{{Index: &i, ID: id, Type: "function", Function: openai.FunctionCall{Name: "big", Arguments: args}}}}}}}
+	}
+	finish := func(r openai.FinishReason, text string) openai.ChatCompletionStreamResponse {
+		return openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: openai.ChatCompletionStreamChoiceDelta{Content: text}, FinishReason: r}}}
+	}
+	streams := [][]openai.ChatCompletionStreamResponse{
+		{call(0, "a1", `{"n":800}`), call(1, "a2", `{"n":800}`), finish(openai.FinishReasonToolCalls, "")},
+		{call(0, "b1", `{"n":801}`), call(1, "b2", `{"n":801}`), finish(openai.FinishReasonToolCalls, "")},
+		{finish(openai.FinishReasonStop, "done")},
+	}
+	var mu sync.Mutex
+	gates := map[int]chan struct{}{1: make(chan struct{}), 2: make(chan struct{})}
+	n := 0
+	model := streamingFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return &gatedStream{chunks: streams[n-1], gate: gates[n]}, nil
+	})
+	agent := agentkit.New(model, &agentkit.Options{
+		Tools:      []*tool.Tool{big},
+		Middleware: []tool.Middleware{middleware.Truncate(600)},
+		OnEvent: func(ctx context.Context, e agentkit.Event) {
+			middleware.ResetBudgetEachTurn(ctx, e)
+			if e.Kind == agentkit.EventToolEnd && gates[e.Iteration] != nil { // the call started early has drawn on the budget
+				mu.Lock()
+				defer mu.Unlock()
+				select {
+				case <-gates[e.Iteration]:
+				default:
+					close(gates[e.Iteration])
+				}
+			}
+		},
+	})
+	ctx := middleware.WithBudget(context.Background(), middleware.NewBudget(1000))
+	res, err := agent.RunStream(ctx, "go").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range res.Steps[:2] {
+		total := 0
+		for _, c := range s.Calls {
+			total += strings.Count(c.Result.Content, "z")
+		}
+		if total != 1000 {
+			t.Errorf("turn %d: the results kept %d characters, want 1000 (the turn's budget)", i+1, total)
+		}
+	}
+}
+
+// streamingFunc is a StreamingModel whose streams come from a function.
+type streamingFunc func(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error)
+
+func (f streamingFunc) CreateChatCompletion(context.Context, openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	return openai.ChatCompletionResponse{}, io.ErrUnexpectedEOF
+}
+
+func (f streamingFunc) CreateChatCompletionStream(ctx context.Context, req openai.ChatCompletionRequest) (agentkit.Stream, error) {
+	return f(ctx, req)
 }
