@@ -69,6 +69,7 @@
 // # Observing a run
 //
 // Options.OnEvent receives model requests and responses and tool starts and ends;
-// Options.Logger logs them at Debug level, with each request's messages. [FormatTranscript]
-// renders a history for humans.
+// Options.Logger logs the model requests (with their messages), the responses and the run's
+// end at Debug level, and middleware.Log the tool calls. [FormatTranscript] renders a history
+// for humans.
 package agentkit

@@ -77,6 +77,7 @@ type Event struct {
 
 // OnEvent receives the events of a run. It is called synchronously, from the goroutine that
 // runs the tool for tool events: tool events of one turn arrive concurrently, so an OnEvent
-// must be safe for concurrent use, and a slow one slows the run. EventRunEnd is the last
-// event of a run.
+// must be safe for concurrent use, and a slow one slows the run. A panic in an OnEvent is
+// raised from Run, on the caller's goroutine, also when it happened on a call's. EventRunEnd
+// is the last event of a run.
 type OnEvent func(ctx context.Context, e Event)

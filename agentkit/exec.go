@@ -31,6 +31,9 @@ type turn struct {
 	wg      sync.WaitGroup
 	ids     map[int]string      // the ids given to calls at early start, by position
 	started map[int]*CallRecord // the records of the calls started, by position
+
+	panicOnce sync.Once
+	panicked  any // the first panic of a call's goroutine outside the handler (an OnEvent's)
 }
 
 func (r *run) newTurn(ctx context.Context, iter int) *turn {
@@ -45,7 +48,23 @@ func (t *turn) parallel(call tool.Call) bool {
 // start runs call i in a goroutine of its own.
 func (t *turn) start(i int, call tool.Call) {
 	rec := t.record(i, call)
-	t.wg.Go(func() { t.run(rec) })
+	t.wg.Go(func() {
+		defer func() {
+			if p := recover(); p != nil { // raised again by wait, on the run's goroutine
+				t.panicOnce.Do(func() { t.panicked = p })
+			}
+		}()
+		t.run(rec)
+	})
+}
+
+// wait waits for the calls' goroutines, and raises on the run's goroutine a panic one of them
+// recovered, as it would have been raised there (sourcegraph/conc's WaitGroup does the same).
+func (t *turn) wait() {
+	t.wg.Wait()
+	if t.panicked != nil {
+		panic(t.panicked)
+	}
 }
 
 // record returns the record of call i, started now.
@@ -92,7 +111,7 @@ func (t *turn) finish(calls []tool.Call, refused func(i int) (tool.Result, bool)
 		// The last one runs on this goroutine, beside the others: a goroutine fewer.
 		t.run(t.record(parallel[n-1], calls[parallel[n-1]]))
 	} // else a lone call has nothing to overlap with: it runs below, as sequential ones do
-	t.wg.Wait()
+	t.wait()
 	recs := make([]CallRecord, len(calls))
 	for i, c := range calls {
 		if rec := t.started[i]; rec != nil {
@@ -120,7 +139,7 @@ func (t *turn) abandon() {
 		return
 	}
 	t.cancel()
-	t.wg.Wait()
+	t.wait()
 }
 
 // notExecuted is the result of a call the loop refuses to run; content says why, for the

@@ -28,7 +28,8 @@ const BudgetExhaustedPrompt = "[budget] You have used all the tool calls allowed
 // StopIterationLimit after the final tool-free request of Options.FinalAnswerOnLimit
 // answered. Otherwise it is one of: ErrIterationLimit, ErrLoopDetected, an error wrapping a
 // tool.Fatal error (errors.Is(err, tool.ErrFatal)), the model's error wrapped (errors.As
-// finds *openai.APIError), ErrNoChoices, ErrEmptyMessage, ErrInvalidHistory, or the
+// finds *openai.APIError), ErrNoChoices, ErrEmptyMessage, ErrReplyTooLarge,
+// ErrInvalidHistory, the Context strategy's error (StopContextError), or the
 // context's error.
 //
 // Run returns once every goroutine it started has ended: the calls of a canceled run get

@@ -723,3 +723,24 @@ func TestReplyTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// A panic in OnEvent is raised from Run, on the caller's goroutine, also when it happens on a
+// call's goroutine: it never ends the process from a goroutine nobody can recover.
+func TestOnEventPanicIsRaisedFromRun(t *testing.T) {
+	m := agentkittest.New(nil,
+		agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"Paris"}`), agentkittest.Call("get_weather", `{"city":"Rome"}`)),
+		agentkittest.Text("done"))
+	onEvent := func(_ context.Context, e agentkit.Event) {
+		if e.Kind == agentkit.EventToolEnd {
+			panic("observer bug")
+		}
+	}
+	a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{weatherTool()}, OnEvent: onEvent})
+	defer func() {
+		if p := recover(); p != "observer bug" {
+			t.Errorf("recovered %v, want the OnEvent's panic", p)
+		}
+	}()
+	a.Run(context.Background(), "weather?")
+	t.Error("Run returned")
+}
