@@ -21,10 +21,11 @@ import (
 // The run never waits for its reader: its events queue up until they are read, every one of
 // them, whatever the reader's pace and however the run ends.
 type StreamRun struct {
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the run has ended
-	res    *Result
-	err    error
+	cancel   context.CancelFunc
+	done     chan struct{} // closed when the run has ended
+	res      *Result
+	err      error
+	panicked any // a panic of the run (an OnEvent's), raised again to the reader
 
 	mu     sync.Mutex
 	queue  []Event       // the events not yet read
@@ -99,13 +100,16 @@ func startStream(ctx context.Context, run func(ctx context.Context, sink func(Ev
 		s.wake()
 	}
 	go func() {
-		defer close(s.done)
+		defer func() {
+			s.panicked = recover()
+			s.mu.Lock()
+			s.ended = true
+			s.mu.Unlock()
+			s.wake()
+			cancel()
+			close(s.done)
+		}()
 		s.res, s.err = run(ctx, sink)
-		s.mu.Lock()
-		s.ended = true
-		s.mu.Unlock()
-		s.wake()
-		cancel()
 	}()
 	return s
 }
@@ -134,6 +138,10 @@ func (s *StreamRun) Events() iter.Seq[Event] {
 				}
 			}
 			if ended && len(batch) == 0 {
+				<-s.done
+				if s.panicked != nil {
+					panic(s.panicked)
+				}
 				return
 			}
 			if len(batch) == 0 {
@@ -144,9 +152,13 @@ func (s *StreamRun) Events() iter.Seq[Event] {
 }
 
 // Result waits for the run to end and returns its Result and error, as Run does. Events not
-// read are discarded.
+// read are discarded. A panic of the run (in an OnEvent) is raised here, and at the end of
+// Events, on the reader's goroutine.
 func (s *StreamRun) Result() (*Result, error) {
 	<-s.done
+	if s.panicked != nil {
+		panic(s.panicked)
+	}
 	return s.res, s.err
 }
 

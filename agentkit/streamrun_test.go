@@ -499,3 +499,22 @@ func TestStreamCanceledLaggingReaderGetsRunEnd(t *testing.T) {
 		t.Errorf("the reader got %s; want %s (%d events in all)", got, want, len(kinds))
 	}
 }
+
+// A panic in OnEvent during a streamed run is raised to the reader, from Result, never on the
+// run's own goroutine, where nothing could recover it.
+func TestStreamOnEventPanicIsRaisedFromResult(t *testing.T) {
+	m := agentkittest.New(nil, agentkittest.Text("a streamed answer"))
+	onEvent := func(_ context.Context, e agentkit.Event) {
+		if e.Kind == agentkit.EventTextDelta {
+			panic("observer bug")
+		}
+	}
+	s := agentkit.New(m, &agentkit.Options{OnEvent: onEvent}).RunStream(context.Background(), "q")
+	defer func() {
+		if p := recover(); p != "observer bug" {
+			t.Errorf("recovered %v, want the OnEvent's panic", p)
+		}
+	}()
+	s.Result()
+	t.Error("Result returned")
+}
