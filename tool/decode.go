@@ -53,18 +53,30 @@ var decodeOptions = jsonv2.JoinOptions(
 // errFloatRange is the error of a number a float field holds only as 0 or an infinity.
 var errFloatRange = errors.New("out of the range of a float")
 
-// decodeFloat decodes a float of bits bits from a JSON number, refusing one out of its range;
-// what is not a number is left to the default decoder.
+// decodeFloat decodes a float of bits bits from a JSON number (or from a string holding one,
+// for a field with the string tag option; null leaves it), refusing one out of its range.
 func decodeFloat(d *jsontext.Decoder, f *float64, bits int) error {
-	if d.PeekKind() != '0' {
-		return jsonv2.SkipFunc
-	}
 	v, err := d.ReadValue()
 	if err != nil {
 		return err
 	}
-	x, err := strconv.ParseFloat(string(v), bits)
-	if r, ok := new(big.Rat).SetString(string(v)); err != nil || !ok || x == 0 && r.Sign() != 0 {
+	lit := string(v)
+	switch v.Kind() {
+	case 'n':
+		return nil
+	case '"':
+		if err := json.Unmarshal(v, &lit); err != nil {
+			return err
+		}
+		if n := jsontext.Value(lit); n.Kind() != '0' || !n.IsValid() {
+			return errors.New("expected a string holding a JSON number")
+		}
+	case '0':
+	default:
+		return errors.New("expected a number")
+	}
+	x, err := strconv.ParseFloat(lit, bits)
+	if r, ok := new(big.Rat).SetString(lit); err != nil || !ok || x == 0 && r.Sign() != 0 {
 		return errFloatRange
 	}
 	*f = x

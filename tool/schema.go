@@ -40,7 +40,7 @@ import (
 // types with their own UnmarshalJSON or UnmarshalJSONFrom and no JSONSchema method (their
 // JSON form is unknown); recursive types; two fields with the same JSON name; tags that would
 // fail silently: a jsonschema key invopop ignores, a description cut by a comma, a json
-// option the schema cannot describe (format:…, case:…, inline, unknown, string on a bool) or
+// option the schema cannot describe (format:…, case:…, inline, unknown, string on a bool or a string) or
 // that the decoder refuses (a malformed tag, a tag on an unexported field). The caller
 // prefixes the tool's name.
 func reflectSchema(t reflect.Type) (json.RawMessage, error) {

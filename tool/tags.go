@@ -73,8 +73,8 @@ func checkJSONOptions(f reflect.StructField) error {
 		case "inline", "unknown", "format", "case", "nocase", "strictcase":
 			return fmt.Errorf("the json option %s is not supported: the schema cannot describe what it decodes", opt)
 		case "string":
-			if t, _ := derefType(f.Type); t.Kind() == reflect.Bool {
-				return errors.New("the json option string is not supported on a bool: json/v2 reads it only on numbers")
+			if t, _ := derefType(f.Type); t.Kind() == reflect.Bool || t.Kind() == reflect.String {
+				return fmt.Errorf("the json option string is not supported on a %s: json/v2 reads it only on numbers", t.Kind())
 			}
 		}
 	}
