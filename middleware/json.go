@@ -30,18 +30,25 @@ func redactJSON(data []byte, maxDepth int, hide func(name string) bool) ([]byte,
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
 	var out bytes.Buffer
 	enc := jsontext.NewEncoder(&out)
-	hidden := false
+	hidden, started := false, false
 	for {
 		if k := dec.PeekKind(); (k == '{' || k == '[') && dec.StackDepth() >= maxDepth {
 			return nil, false, errTooDeep
 		}
+		if started && dec.StackDepth() == 0 { // one value, whole: nothing may follow
+			if _, err := dec.ReadToken(); err != io.EOF {
+				return nil, false, errors.New("text after the JSON value")
+			}
+			return bytes.TrimSuffix(out.Bytes(), []byte("\n")), hidden, nil
+		}
 		tok, err := dec.ReadToken()
 		if err == io.EOF {
-			return bytes.TrimSuffix(out.Bytes(), []byte("\n")), hidden, nil
+			err = io.ErrUnexpectedEOF
 		}
 		if err != nil {
 			return nil, false, err
 		}
+		started = true
 		// An object member's name is an odd token of its object (the value the even one).
 		kind, n := dec.StackIndex(dec.StackDepth())
 		if tok.Kind() == '"' && kind == '{' && n%2 == 1 && hide(tok.String()) {

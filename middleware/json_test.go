@@ -1,12 +1,14 @@
 package middleware
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolcall/toolcall/tool"
 )
 
 // TestRedactJSON: redactJSON hides the values of the names it is told to, at any depth, and
@@ -76,4 +78,35 @@ func TestDecodeAny(t *testing.T) {
 			t.Errorf("%d bytes nested %d deep: err %v, want %v", len(in), strings.Count(in, "["), err, errTooDeep)
 		}
 	}
+}
+
+// FuzzStructureAndRedact holds the two readers of outside JSON here — Structure, on every
+// result, and Log's redaction, on validated arguments — to their contract on any input, deep
+// and huge ones among the seeds: never a panic, Structure's output either the content itself
+// or lines, and redaction's output valid JSON that hides every value it must.
+func FuzzStructureAndRedact(f *testing.F) {
+	for _, s := range []string{
+		`{"city":"北京","now":{"temp":21.5},"hours":[20,21]}`, `[{"a":1},{"password":"x"}]`, `"x"`, `{}`, `[]`,
+		strings.Repeat("[", 100_000), strings.Repeat(`{"a":`, 1000) + "1" + strings.Repeat("}", 1000),
+		`{"password":{"password":1}}`, `{"a":"\u0000\ud800"}`, "{\"a\":\"\xff\"}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		inner := func(context.Context, tool.Call) tool.Result { return tool.Result{Content: s} }
+		res := Structure()(inner)(context.Background(), tool.Call{Name: "f"})
+		if res.Content != s && res.Original != s {
+			t.Errorf("Structure rewrote %q into %q without keeping the original", s, res.Content)
+		}
+		out, hidden, err := redactJSON([]byte(s), argumentsMaxDepth, func(name string) bool { return name == "password" })
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Errorf("redactJSON(%q) = %q, not JSON", s, out)
+		}
+		if hidden != strings.Contains(string(out), `"[redacted]"`) && !strings.Contains(s, `[redacted]`) {
+			t.Errorf("redactJSON(%q) = %q, hidden %v", s, out, hidden)
+		}
+	})
 }
