@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -743,4 +746,37 @@ func TestOnEventPanicIsRaisedFromRun(t *testing.T) {
 	}()
 	a.Run(context.Background(), "weather?")
 	t.Error("Run returned")
+}
+
+// A provider's reply of 10 MB of nested brackets, plain or streamed, ends the run with a
+// model error, never a crash: go-openai's decoding (encoding/json) bounds the nesting.
+func TestDeepReplyBody(t *testing.T) {
+	deep := strings.Repeat("[", 10<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"stream":true`) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "data: {\"choices\":%s\n\n", deep)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"x","choices":%s`, deep)
+	}))
+	defer srv.Close()
+	cfg := openai.DefaultConfig("test")
+	cfg.BaseURL = srv.URL + "/v1"
+	client := openai.NewClientWithConfig(cfg)
+	for _, stream := range []bool{false, true} {
+		a := agentkit.New(agentkit.OpenAIStreaming(client), nil)
+		var res *agentkit.Result
+		var err error
+		if stream {
+			res, err = a.RunStream(context.Background(), "q").Result()
+		} else {
+			res, err = a.Run(context.Background(), "q")
+		}
+		if err == nil || res.Stop != agentkit.StopModelError {
+			t.Errorf("stream %v: stop %q, err %v; want %q and an error", stream, res.Stop, err, agentkit.StopModelError)
+		}
+	}
 }

@@ -86,6 +86,7 @@ func TestCorruptRows(t *testing.T) {
 		{"wrong type", `UPDATE messages SET message = '{"role":5}' WHERE session = 'chat-7' AND seq = 0`, `session "chat-7", message 0`},
 		{"missing row", `DELETE FROM messages WHERE session = 'chat-7' AND seq = 1`, `session "chat-7": sqlite: corrupt stored message: message 1 is missing`},
 		{"sequence not a number", `UPDATE messages SET seq = 'abc' WHERE session = 'chat-7' AND seq = 2`, `session "chat-7", row 2`},
+		{"10 MB of nested brackets", `UPDATE messages SET message = '{"role":"user","content":' || replace(hex(zeroblob(10485760)), '00', '[') WHERE session = 'chat-7' AND seq = 0`, `session "chat-7", message 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
