@@ -127,3 +127,58 @@ func ExampleAgent_RunSession() {
 	// 不客气！
 	// 6 messages stored
 }
+
+// RunStream yields the run's events as they happen: here the answer's text as it is written,
+// and each tool call when it is ready and when it ends.
+func ExampleAgent_RunStream() {
+	weather := tool.New("get_weather", "查询指定城市的当前天气。",
+		func(ctx context.Context, in struct {
+			City string `json:"city"`
+		}) (string, error) {
+			return in.City + "：晴，26℃", nil
+		})
+	model := agentkittest.New(nil, // a StreamingModel: it streams each reply in fragments
+		agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"北京"}`)),
+		agentkittest.Text("北京晴，26℃。"),
+	)
+	agent := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{weather}})
+	s := agent.RunStream(context.Background(), "北京天气怎么样？")
+	for e := range s.Events() {
+		switch e.Kind {
+		case agentkit.EventToolCallReady:
+			fmt.Println("ready:", e.Call.Name, e.Call.Arguments)
+		case agentkit.EventToolEnd:
+			fmt.Println("result:", e.Result.Content)
+		case agentkit.EventTextDelta:
+			fmt.Print(e.Text)
+		}
+	}
+	res, err := s.Result()
+	fmt.Println()
+	fmt.Println(res.Stop, err)
+	// Output:
+	// ready: get_weather {"city":"北京"}
+	// result: 北京：晴，26℃
+	// 北京晴，26℃。
+	// answered <nil>
+}
+
+// A model middleware of your own: a CallMiddlewareFunc wraps the plain calls, and streamed
+// ones pass through it still streaming; a type with both methods of ModelMiddleware wraps
+// both. WrapModel applies middleware to a Model outside an Agent.
+func ExampleCallMiddlewareFunc() {
+	count := 0
+	counting := agentkit.CallMiddlewareFunc(func(next agentkit.CallFunc) agentkit.CallFunc {
+		return func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+			count++
+			return next(ctx, req)
+		}
+	})
+	model := agentkit.WrapModel(agentkittest.New(nil, agentkittest.Text("hi")), counting)
+	resp, err := model.CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "hello"}},
+	})
+	fmt.Println(resp.Choices[0].Message.Content, err, count)
+	// Output:
+	// hi <nil> 1
+}

@@ -2,6 +2,7 @@ package tool_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/toolcall/toolcall/tool"
@@ -41,5 +42,27 @@ func ExampleNew() {
 	// invalid arguments for tool get_weather:
 	// - /city: required property is missing (string: 城市中文名，例如：北京、上海、广州)
 	// - /town: unknown property; known properties: city
+	// Fix these arguments and call the tool again.
+}
+
+// Raw declares a tool from a schema given as data (one an MCP server or a config file
+// describes): the arguments are repaired and validated against it, and the function gets
+// them as canonical JSON.
+func ExampleRaw() {
+	echo, err := tool.Raw("echo", "Repeats a message.",
+		json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","minLength":1}},"required":["text"]}`),
+		func(ctx context.Context, args json.RawMessage) (string, error) {
+			return string(args), nil
+		})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(echo.Handle(context.Background(), tool.Call{ID: "1", Arguments: `{ "text" : "你好", }`}).Content)
+	fmt.Println(echo.Handle(context.Background(), tool.Call{ID: "2", Arguments: `{"text":""}`}).Content)
+	// Output:
+	// {"text":"你好"}
+	// invalid arguments for tool echo:
+	// - /text: expected at least 1 characters, got 0: ""
 	// Fix these arguments and call the tool again.
 }
