@@ -13,25 +13,12 @@
 //	agent := agentkit.New(client, &agentkit.Options{Memory: store, …})
 //	res, err := agent.RunSession(ctx, sessionID, "上海呢？")
 //
-// [InMemory] is the zero-configuration store. It serializes the runs of one session
-// (agentkit.SessionLocker, through [Locks]): a second run waits for the first, or gives up
-// with agentkit.ErrSessionBusy when its context ends. What it loads becomes the run's
-// transcript as it is, with room for the run's first messages: one copy of the history per
-// run. Package memory/sqlite keeps sessions in a SQLite file, in a package of its own so that
-// importing memory never compiles and links the SQLite driver. Package memory/memorytest is
-// the conformance kit for other stores.
-//
-// A long session need not be loaded whole: with a [Window] of MaxTurns as the Context, a
-// store that is an agentkit.RecentLoader (InMemory, and memory/sqlite's Store) reads only the
-// session's first user message and its latest turns — what the window sends anyway — so a
-// run costs the same at turn 1,000 as at turn 20 (the window is an agentkit.TurnLimiter).
-// What it leaves out stays stored, and the ids of its tool calls stay reserved
-// (RecentLoader.CallIDUsed):
-//
-//	agent := agentkit.New(client, &agentkit.Options{
-//		Memory:  store,
-//		Context: memory.Window(memory.WindowOptions{MaxTurns: 20}),
-//	})
+// [InMemory] is the zero-configuration store; it serializes the runs of one session
+// ([Locks]). Package memory/sqlite keeps sessions in a SQLite file (a package of its own, so
+// that importing memory never links the SQLite driver); memory/memorytest is the conformance
+// kit for other stores. With a [Window] of MaxTurns as the Context, a store that is an
+// agentkit.RecentLoader (both are) reads only the first user message and the turns the window
+// sends, so a run costs the same at turn 1,000 as at turn 20.
 //
 // # Tokens
 //
@@ -43,13 +30,10 @@
 //
 // # What the model is sent
 //
-// A history grows by two or more messages per tool round; after a few dozen rounds it costs
-// more than it helps, then it overflows. An agentkit.ContextStrategy (Options.Context) picks
-// the view sent before every request, from the run's transcript, which itself is never
-// shortened (it is the whole session unless a Window of MaxTurns let the store load only its
-// latest turns: see above). The strategies here cut only between turns — a turn is a user message and
-// everything up to the next one — and always keep the system prompt and the first user
-// message (the task):
+// An agentkit.ContextStrategy (Options.Context) picks the view sent before every request from
+// the run's transcript, which itself is never shortened. The strategies here cut only between
+// turns — a turn is a user message and everything up to the next one — and always keep the
+// system prompt and the first user message (the task):
 //
 //   - [Window] keeps the latest turns that fit in a token budget, or the latest N turns
 //     (MaxTurns, which costs no counting), or both.
@@ -68,7 +52,6 @@
 // # Nothing is lost
 //
 // What a strategy leaves out stays in the store. [RecallTool] gives the model the tool
-// recall_history, to search the stored history of its own session — the session comes from
-// the run's context, where RunSession puts it — for the exact
-// detail a summary left out.
+// recall_history, to search the stored history of its own session (the run's, which
+// RunSession puts in its context) for the exact detail a summary left out.
 package memory

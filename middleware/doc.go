@@ -59,31 +59,20 @@
 //     attempts together.
 //
 // Every failure a middleware produces is a tool.Result the model reads (Kind set, Content
-// written for the model, Err for the application), never a Go error that ends the run.
-// Middleware that shortens or rewrites content keeps the tool's own output in
-// Result.Original, which the run's record holds.
+// written for the model, Err for the application), never a Go error that ends the run; what
+// shortens or rewrites content keeps the tool's own output in Result.Original. Middleware
+// that reads arguments ([Check], [Approve], [Log]) sees exactly what tool.Tool.Arguments
+// returns — what the tool runs with — never the raw text; every JSON value read here is
+// bounded in size and nesting. [Timeout] runs the rest of the chain on a context.WithTimeout
+// context and abandons a tool that ignores it past the deadline: the one exception to Run
+// waiting for every goroutine it starts.
 //
-// Middleware that reads arguments ([Check], [Approve], [Log]) sees the validated arguments,
-// exactly as tool.Tool.Arguments returns them (repaired, one JSON object: what the tool runs
-// with), never the raw text the model sent. Check and Approve give a call the tool would
-// refuse the tool's own result; Log shows such a call's raw text, cut, only when
-// LogOptions.Redact is empty, and never parses it. Every JSON value this package parses is
-// bounded in size and nesting, so no input can exhaust the stack: arguments by the tool's
-// ArgumentLimit and 64 levels, the results [Structure] rewrites by 1 MiB and 32 levels
-// (larger or deeper ones pass through unchanged).
+// Model middleware (agentkit.ModelMiddleware) wraps the model's plain and streamed calls alike,
+// first listed outermost: with ModelRetry outside ModelTimeout each attempt has its own
+// deadline. For ModelRetry to honor a 429's Retry-After from an *openai.Client, give the
+// client [RetryAfterTransport] (go-openai does not expose headers on its errors).
 //
-// [Timeout] runs the rest of the chain in a goroutine, on a context.WithTimeout context, and
-// answers at the deadline even if the tool ignores its context; such a tool's goroutine is
-// abandoned, the one exception to agentkit's Run waiting for every goroutine it starts.
-//
-// Model middleware wraps agentkit.Model in the same way, first listed outermost. With
-// ModelRetry outside ModelTimeout each attempt has its own deadline and a timed-out attempt
-// is retried. For ModelRetry to honor the Retry-After header of a 429 or 503 from an
-// *openai.Client, give the client [RetryAfterTransport] (go-openai does not expose headers
-// on its errors).
-//
-// Per-run settings travel in the context passed to agentkit.Agent.Run, since an Agent and its
-// middleware are shared by concurrent runs: the tools allowed for this caller
-// ([WithAllowedTools]) and a character budget shared by the results of one turn ([WithBudget],
-// [ResetBudgetEachTurn]).
+// Per-run settings travel in the run's context, since an Agent and its middleware are shared
+// by concurrent runs: the tools allowed for this caller ([WithAllowedTools]) and a character
+// budget shared by the results of a turn ([WithBudget], [ResetBudgetEachTurn]).
 package middleware
