@@ -14,10 +14,10 @@ import (
 // turn runs the tool calls of one model message: the calls a streamed message started early,
 // while it was still streaming, then the others.
 //
-// Calls of tools not marked Sequential run concurrently, each in a goroutine of its own, at
-// most Options.MaxConcurrency at a time (a semaphore); sequential calls then run one by one,
-// in emission order. With MaxConcurrency 1 every call is sequential, and so is a lone call
-// that nothing else of the turn runs beside. Each call's record is
+// Calls of tools not marked Sequential run concurrently, at most Options.MaxConcurrency at a
+// time (a semaphore): each in a goroutine of its own, but the last, which runs on the loop's
+// goroutine beside them; sequential calls then run one by one, in emission order. With
+// MaxConcurrency 1 every call is sequential. Each call's record is
 // written by its own goroutine into a record of its own, and read once every goroutine has
 // ended: finish waits for all of them, also when the run is canceled (the calls then get the
 // canceled context). A panic is recovered per call (tool.Handle recovers the tool's, invoke
@@ -104,13 +104,14 @@ func (t *turn) finish(calls []tool.Call, refused func(i int) (tool.Result, bool)
 			parallel = append(parallel, i)
 		}
 	}
-	if n := len(parallel); n > 1 || n == 1 && len(t.started) > 0 {
+	if n := len(parallel); n > 0 {
 		for _, i := range parallel[:n-1] {
 			t.start(i, calls[i])
 		}
-		// The last one runs on this goroutine, beside the others: a goroutine fewer.
+		// The last one runs on this goroutine, beside the others (alone, it has nothing to
+		// overlap with): a goroutine fewer. Sequential calls run after all of them, below.
 		t.run(t.record(parallel[n-1], calls[parallel[n-1]]))
-	} // else a lone call has nothing to overlap with: it runs below, as sequential ones do
+	}
 	t.wait()
 	recs := make([]CallRecord, len(calls))
 	for i, c := range calls {

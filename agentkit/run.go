@@ -310,6 +310,12 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 	}
 	r.res.Iterations = iter
 	t := r.newTurn(ctx, iter)
+	ok := false // the turn goes to the caller, who settles it
+	defer func() {
+		if !ok { // a failed step, or a panic (an OnEvent's, a Stream's): no early call outlives it
+			t.abandon()
+		}
+	}()
 	start := time.Now()
 	var resp openai.ChatCompletionResponse
 	if r.sink != nil && r.a.stream != nil {
@@ -326,7 +332,6 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		err = fmt.Errorf("%w: %d bytes, over the %d-byte bound (Options.MaxReplyBytes)", ErrReplyTooLarge, replySize(&resp.Choices[0].Message), r.a.opts.MaxReplyBytes)
 	}
 	if err != nil {
-		t.abandon()
 		if !errors.Is(err, ErrNoChoices) && !errors.Is(err, ErrReplyTooLarge) {
 			err = fmt.Errorf("agentkit: model call %d: %w", iter, err)
 		}
@@ -355,10 +360,10 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 	if len(norm.ToolCalls) == 0 && !assistantHasContent(&norm) {
 		// Judged on the normalized message: normalize drops empty parts, and a message of
 		// empty parts only would be an assistant message with nothing in it.
-		t.abandon()
 		return msg, nil, fmt.Errorf("%w (finish_reason %q)", ErrEmptyMessage, choice.FinishReason)
 	}
 	r.res.Messages = append(r.res.Messages, norm)
+	ok = true
 	return msg, t, nil
 }
 

@@ -780,3 +780,56 @@ func TestDeepReplyBody(t *testing.T) {
 		}
 	}
 }
+
+// A Sequential call runs after the calls of its turn that may run in parallel, as
+// tool.Options.Sequential says ("one at a time, after the calls of the same turn that may run
+// in parallel"), also when only one of them may: a lone parallel call now runs inline, in
+// emission order among the sequential ones, so a sequential call emitted first runs first.
+// With two parallel calls the order is the documented one; with one it is not.
+func TestSequentialCallsRunAfterParallelOnes(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	record := func(name string) {
+		mu.Lock()
+		order = append(order, name)
+		mu.Unlock()
+	}
+	write := tool.New("write", "writes", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		record(fmt.Sprint("write", in.N))
+		return "ok", nil
+	}, tool.Options{Sequential: true})
+	read := tool.New("read", "reads", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		record(fmt.Sprint("read", in.N))
+		return "ok", nil
+	})
+	for _, tc := range []struct {
+		name  string
+		calls []openai.ToolCall
+		want  []string
+	}{
+		{"two parallel", []openai.ToolCall{agentkittest.Call("write", `{"n":1}`), agentkittest.Call("read", `{"n":1}`), agentkittest.Call("read", `{"n":2}`)}, []string{"read", "read", "write1"}},
+		{"one parallel", []openai.ToolCall{agentkittest.Call("write", `{"n":1}`), agentkittest.Call("read", `{"n":1}`)}, []string{"read1", "write1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			order = nil
+			m := agentkittest.New(t, agentkittest.ToolCalls(tc.calls...), agentkittest.Text("done"))
+			a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{write, read}})
+			if _, err := a.Run(context.Background(), "q"); err != nil {
+				t.Fatal(err)
+			}
+			got := slices.Clone(order)
+			for i, s := range got { // the parallel reads may run in any order
+				if strings.HasPrefix(s, "read") && len(tc.want) == 3 {
+					got[i] = "read"
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("execution order (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

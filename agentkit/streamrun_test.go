@@ -518,3 +518,56 @@ func TestStreamOnEventPanicIsRaisedFromResult(t *testing.T) {
 	s.Result()
 	t.Error("Result returned")
 }
+
+// A panic raised on the run's goroutine while a call started early is still running (here an
+// OnEvent panicking on the second call's EventToolCallReady, while the first call, started
+// early, runs) reaches the reader only once that call has ended. Run's contract: it "returns
+// once every goroutine it started has ended"; TestOnEventPanicIsRaisedFromRun holds it for a
+// panic on a call's goroutine. On the run's goroutine, step does not abandon the turn when
+// callStream (or the emits after it) panics, so the reader recovers the panic while the tool
+// still runs — in a RunSessionStream, after the session's lock was released.
+func TestStreamPanicWaitsForEarlyCalls(t *testing.T) {
+	var ended atomic.Bool
+	started := make(chan struct{})
+	slow := tool.New("slow", "ends a while after its context", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		if in.N == 1 {
+			close(started)
+		}
+		<-ctx.Done()
+		time.Sleep(100 * time.Millisecond)
+		ended.Store(true)
+		return "", ctx.Err()
+	})
+	m := &streamModel{streams: [][]openai.ChatCompletionStreamResponse{{
+		callChunk(0, "c1", "slow", `{"n":1}`),
+		callChunk(1, "c2", "slow", `{"n":2}`),
+		finishChunk("tool_calls"),
+	}}}
+	ready := 0
+	onEvent := func(_ context.Context, e agentkit.Event) {
+		if e.Kind == agentkit.EventToolCallReady {
+			if ready++; ready == 2 {
+				<-started // the first call runs
+				panic("observer bug")
+			}
+		}
+	}
+	a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{slow}, OnEvent: onEvent})
+	s := a.RunStream(context.Background(), "go")
+	func() {
+		defer func() {
+			if p := recover(); p != "observer bug" {
+				t.Errorf("recovered %v, want the OnEvent's panic", p)
+			}
+		}()
+		s.Result()
+	}()
+	if !ended.Load() {
+		t.Error("the panic reached the reader while the call started early was still running")
+	}
+	for deadline := time.Now().Add(2 * time.Second); !ended.Load() && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond) // leave no goroutine to the tests that check for leaks
+	}
+}

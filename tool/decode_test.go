@@ -293,3 +293,67 @@ func TestDecodeHonorsInputMethods(t *testing.T) {
 		t.Errorf("text input: fn ran = %v, kind %q; want a decode error (%s): the type decodes from a string only", ran, res.Kind, KindInvalidArguments)
 	}
 }
+
+// TestDecodeReadsWhatTheSchemaDescribes: a tool whose schema accepts a call must be able to
+// run it. The package doc (decode.go) says tags "that would make the decoder read something
+// else than the schema describes ... are refused when the tool is built", and ARCH says types
+// json/v2 cannot decode as described are refused at construction. Two are not:
+//   - a byte array ([N]byte): the reflected schema is an array of N integers (as encoding/json
+//     reads it), but json/v2 reads a byte array from a base64 string, so the call the schema
+//     describes is refused with "expected a base64 string", and a base64 string is refused by
+//     the validator: no call can set the field;
+//   - the string option on a slice, map or struct of integers: the schema describes plain
+//     integers, json/v2 applies the option to every number inside and wants strings ("1"):
+//     {"x":[1,2]} is refused with "expected an integer written without a fraction or exponent
+//     (like 1), got 1", and ["1","2"] by the validator.
+//
+// Either outcome passes: refused when the tool is built, or the schema-valid call runs.
+func TestDecodeReadsWhatTheSchemaDescribes(t *testing.T) {
+	type inner struct {
+		N int `json:"n"`
+	}
+	run := func(name string, mk func() *Tool, args string) {
+		t.Run(name, func(t *testing.T) {
+			var tl *Tool
+			func() {
+				defer func() { recover() }()
+				tl = mk()
+			}()
+			if tl == nil {
+				return // refused at construction: fine
+			}
+			res := tl.Handle(context.Background(), Call{ID: "1", Name: "t", Arguments: args})
+			if res.Kind != "" {
+				t.Errorf("schema %s\nargs %s: got %q %q; want the call to run, or the tool refused by New", tl.Parameters(), args, res.Kind, res.Content)
+			}
+		})
+	}
+	run("byte array", func() *Tool {
+		return New("t", "d", func(_ context.Context, in struct {
+			Key [4]byte `json:"key"`
+		}) (string, error) {
+			return fmt.Sprint(in.Key), nil
+		})
+	}, `{"key":[1,2,3,4]}`)
+	run("string option on a slice of ints", func() *Tool {
+		return New("t", "d", func(_ context.Context, in struct {
+			IDs []int `json:"ids,string"`
+		}) (string, error) {
+			return fmt.Sprint(in.IDs), nil
+		})
+	}, `{"ids":[1,2]}`)
+	run("string option on a struct", func() *Tool {
+		return New("t", "d", func(_ context.Context, in struct {
+			S inner `json:"s,string"`
+		}) (string, error) {
+			return fmt.Sprint(in.S), nil
+		})
+	}, `{"s":{"n":3}}`)
+	run("string option on a map of ints", func() *Tool {
+		return New("t", "d", func(_ context.Context, in struct {
+			M map[string]int `json:"m,string"`
+		}) (string, error) {
+			return fmt.Sprint(in.M), nil
+		})
+	}, `{"m":{"a":1}}`)
+}

@@ -40,9 +40,9 @@ import (
 // types with their own UnmarshalJSON or UnmarshalJSONFrom and no JSONSchema method (their
 // JSON form is unknown); recursive types; two fields with the same JSON name; tags that would
 // fail silently: a jsonschema key invopop ignores, a description cut by a comma, a json
-// option the schema cannot describe (format:…, case:…, inline, unknown, string on a bool or a string) or
-// that the decoder refuses (a malformed tag, a tag on an unexported field). The caller
-// prefixes the tool's name.
+// option the schema cannot describe (format:…, case:…, inline, unknown, string on what is not
+// a number) or that the decoder refuses (a malformed tag, a tag on an unexported field); a
+// byte array (json/v2 reads it from base64). The caller prefixes the tool's name.
 func reflectSchema(t reflect.Type) (json.RawMessage, error) {
 	if t == nil {
 		return nil, fmt.Errorf("parameters type is nil: a tool's arguments are a JSON object")
@@ -186,7 +186,12 @@ func (c *typeChecker) check(t reflect.Type, path string) error {
 		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Float32, reflect.Float64:
-	case reflect.Slice, reflect.Array:
+	case reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return fieldError(path, "a byte array decodes from a base64 string, which its schema (an array of integers) does not say: use []byte or an array of int")
+		}
+		err = c.check(t.Elem(), path+"[]")
+	case reflect.Slice:
 		err = c.check(t.Elem(), path+"[]")
 	case reflect.Map:
 		if !validMapKey(t.Key()) {

@@ -73,8 +73,8 @@ func checkJSONOptions(f reflect.StructField) error {
 		case "inline", "unknown", "format", "case", "nocase", "strictcase":
 			return fmt.Errorf("the json option %s is not supported: the schema cannot describe what it decodes", opt)
 		case "string":
-			if t, _ := derefType(f.Type); t.Kind() == reflect.Bool || t.Kind() == reflect.String {
-				return fmt.Errorf("the json option string is not supported on a %s: json/v2 reads it only on numbers", t.Kind())
+			if t, _ := derefType(f.Type); !isNumberKind(t.Kind()) {
+				return fmt.Errorf("the json option string is not supported on a %s: it is for a number field only (json/v2 reads it elsewhere as the schema does not say)", t.Kind())
 			}
 		}
 	}
@@ -94,4 +94,14 @@ func decodeDryRun(t reflect.Type) error {
 		return fmt.Errorf("json/v2 cannot decode %s: %w", t, err)
 	}
 	return nil
+}
+
+func isNumberKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
 }
