@@ -19,9 +19,9 @@
 //     canonical object a tool runs with, which approvers, checkers and loggers see too.
 //   - agentkit: the loop. Run, RunMessages and RunSession, each with its streamed form. Each
 //     request is checked whole (ValidateHistory) before it is sent; a reply is normalized
-//     and appended; its calls run in a turn — parallel ones each in a goroutine under a
-//     semaphore, sequential ones after, results by position, a recover per call — and the
-//     run waits for every goroutine it starts. Model middleware wraps plain and streamed calls
+//     and appended; its calls run in a turn — parallel ones under a semaphore, sequential ones
+//     after, results by position, a recover per call — and the run waits for every goroutine
+//     it starts. Model middleware wraps plain and streamed calls
 //     alike (connect-go's interceptor shape), so none turns streaming off.
 //   - middleware: tool middleware (Timeout on context.WithTimeout, Truncate, Structure,
 //     WrapErrors, Retry, Allow/Deny, Check, Approve, Log) and model middleware (ModelRetry

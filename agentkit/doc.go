@@ -60,9 +60,10 @@
 // One path per stage. Before every request the whole request is checked with
 // [ValidateHistory] (its cost, microseconds per hundred messages, is nothing beside a model
 // call). A reply is normalized (ids made unique, arguments made JSON) and appended; its calls
-// run in a turn: each parallel call in a goroutine of its own under a semaphore of
-// Options.MaxConcurrency, sequential ones after them in order, results by index, a recover per
-// call; the run waits for every goroutine it starts (middleware.Timeout, which abandons a call
+// run in a turn: the parallel ones under a semaphore of Options.MaxConcurrency, each in a
+// goroutine of its own but the last, which runs on the loop's goroutine; sequential ones after
+// them, in order; results by index, a recover per call; the run waits for every goroutine it
+// starts (middleware.Timeout, which abandons a call
 // past its deadline, is the one exception). What an iteration appended is saved to the
 // session in one Append. An Agent holds nothing that changes after New.
 //

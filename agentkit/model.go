@@ -128,6 +128,7 @@ type RunFunc func(ctx context.Context) (*Result, error)
 
 // RunMiddleware wraps whole runs (every Run, RunMessages and RunSession, streamed or not): a
 // span around the run whose context the model and tool calls inherit, a per-run deadline, a
-// metric. The first in Options.RunMiddleware is the outermost. A RunMiddleware must return a
-// non-nil Result: the one next returned, or one it builds when it does not call next.
+// metric. The first in Options.RunMiddleware is the outermost. A RunMiddleware calls next at
+// most once (a run is not started twice), and must return a non-nil Result: the one next
+// returned, or one it builds when it does not call next.
 type RunMiddleware func(next RunFunc) RunFunc

@@ -102,6 +102,9 @@ func startStream(ctx context.Context, run func(ctx context.Context, sink func(Ev
 	go func() {
 		defer func() {
 			s.panicked = recover()
+			if s.res == nil { // the run's goroutine ended without returning (runtime.Goexit)
+				s.res, s.err = &Result{Stop: StopCanceled}, errors.New("agentkit: the run ended without returning")
+			}
 			s.mu.Lock()
 			s.ended = true
 			s.mu.Unlock()
@@ -151,9 +154,9 @@ func (s *StreamRun) Events() iter.Seq[Event] {
 	}
 }
 
-// Result waits for the run to end and returns its Result and error, as Run does. Events not
-// read are discarded. A panic of the run (in an OnEvent) is raised here, and at the end of
-// Events, on the reader's goroutine.
+// Result waits for the run to end and returns its Result and error, as Run does; events not
+// read stay readable through Events. A panic of the run (in an OnEvent) is raised here, and
+// at the end of Events, on the reader's goroutine.
 func (s *StreamRun) Result() (*Result, error) {
 	<-s.done
 	if s.panicked != nil {
