@@ -8,12 +8,16 @@ import (
 	"sync"
 	"time"
 
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
 	"github.com/toolcall/toolcall/agentkit"
 )
 
 // Lock holds the session for one run: first against the runs of this *Store (waiting in
 // line), then against other processes through a lease row in the locks table (polling until
-// the holder releases it or its lease expires). While held, the lease is renewed every third
+// the holder releases it or its lease expires, or until another process's write of the file
+// ends). When ctx is done first the error wraps agentkit.ErrSessionBusy and ctx.Err(). While held, the lease is renewed every third
 // of Options.LockLease by a goroutine that unlock stops. unlock may be called more
 // than once.
 func (s *Store) Lock(ctx context.Context, session string) (unlock func(), err error) {
@@ -25,12 +29,19 @@ func (s *Store) Lock(ctx context.Context, session string) (unlock func(), err er
 	var token int64
 	for {
 		until, tok, err := s.tryLease(ctx, session)
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			local()
+			return nil, fmt.Errorf("sqlite: waiting for session %q: %w: %w", session, agentkit.ErrSessionBusy, ctx.Err())
+		case busy(err): // another process writes the file for longer than BusyTimeout: wait
+			until = time.Now()
+		case err != nil:
 			local()
 			return nil, fmt.Errorf("sqlite: locking session %q: %w", session, err)
-		}
-		if until.IsZero() {
+		case until.IsZero():
 			token = tok
+		}
+		if token != 0 {
 			break
 		}
 		t := time.NewTimer(wait)
@@ -61,7 +72,8 @@ func (s *Store) Lock(ctx context.Context, session string) (unlock func(), err er
 			ctx, cancel := context.WithTimeout(context.Background(), s.lease)
 			defer cancel()
 			if s.acquireWrite(ctx) == nil {
-				s.db.ExecContext(ctx, "DELETE FROM locks WHERE session = ? AND owner = ? AND token = ?", session, s.owner, token)
+				// Expired, not deleted: the next lease's token is one more than this one's.
+				s.db.ExecContext(ctx, "UPDATE locks SET expires = 0 WHERE session = ? AND owner = ? AND token = ?", session, s.owner, token)
 				s.releaseWrite()
 			}
 			local()
@@ -159,4 +171,11 @@ func (s *Store) fence(ctx context.Context, tx *sql.Tx, session string) error {
 		return fmt.Errorf("%w: another holder leases session %q until %s", agentkit.ErrSessionBusy, session, time.UnixMilli(expires).Format(time.RFC3339))
 	}
 	return nil
+}
+
+// busy reports whether err is SQLite's SQLITE_BUSY: the file stayed locked by another writer
+// for longer than Options.BusyTimeout.
+func busy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }

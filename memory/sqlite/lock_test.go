@@ -81,10 +81,60 @@ func TestLockAcrossHandles(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Lock over an expired lease: %v", err)
 	}
+	var before int64
+	if err := raw.QueryRow("SELECT token FROM locks WHERE session = 's'").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
 	u()
 	u() // unlock twice is harmless
 	var n int
-	if err := raw.QueryRow("SELECT COUNT(*) FROM locks").Scan(&n); err != nil || n != 0 {
-		t.Errorf("locks left after unlock: %d (%v)", n, err)
+	if err := raw.QueryRow("SELECT COUNT(*) FROM locks WHERE expires > ?", time.Now().UnixMilli()).Scan(&n); err != nil || n != 0 {
+		t.Errorf("live leases left after unlock: %d (%v)", n, err)
 	}
+	// The next lease's fencing token is one more than the last, also after a release.
+	u, err = a.Lock(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u()
+	var after int64
+	if err := raw.QueryRow("SELECT token FROM locks WHERE session = 's'").Scan(&after); err != nil || after != before+1 {
+		t.Errorf("the token after a release is %d (%v), want %d", after, err, before+1)
+	}
+}
+
+// Lock waits while another process keeps the file's write lock for longer than BusyTimeout
+// (SQLITE_BUSY), as it waits for another holder's lease, and gets the session once the write
+// ends; when ctx ends first, the error wraps agentkit.ErrSessionBusy and ctx.Err().
+func TestLockWaitsForABusyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	s, err := sqlite.Open(path, &sqlite.Options{BusyTimeout: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	raw := rawDB(t, path)
+	tx, err := raw.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("INSERT INTO summaries (session, folded, fingerprint, summary) VALUES ('x', 0, 0, '')"); err != nil {
+		t.Fatal(err)
+	}
+	// ctx ends while the file stays busy.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	_, err = s.Lock(ctx, "s")
+	cancel()
+	if !errors.Is(err, agentkit.ErrSessionBusy) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Lock on a busy file past its deadline: %v, want an error wrapping ErrSessionBusy and DeadlineExceeded", err)
+	}
+	// The write ends while Lock waits.
+	time.AfterFunc(100*time.Millisecond, func() { tx.Rollback() })
+	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	unlock, err := s.Lock(ctx, "s")
+	if err != nil {
+		t.Fatalf("Lock once the file is free: %v", err)
+	}
+	unlock()
 }
