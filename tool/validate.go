@@ -2,6 +2,7 @@ package tool
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -125,12 +126,28 @@ func (v *validator) validate(inst map[string]any) []Violation {
 // sortViolations sorts by path, then message, and drops duplicates.
 func sortViolations(vs []Violation) []Violation {
 	slices.SortFunc(vs, func(a, b Violation) int {
-		if c := strings.Compare(a.Path, b.Path); c != 0 {
+		if c := comparePointers(a.Path, b.Path); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Message, b.Message)
 	})
 	return slices.Compact(vs)
+}
+
+// comparePointers orders JSON pointers token by token, array indexes by number: /x/2 before
+// /x/10, so that the first violations shown are those of the first elements.
+func comparePointers(a, b string) int {
+	ta, tb := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := range min(len(ta), len(tb)) {
+		na, errA := strconv.Atoi(ta[i])
+		nb, errB := strconv.Atoi(tb[i])
+		if c := strings.Compare(ta[i], tb[i]); errA == nil && errB == nil && na != nb {
+			return cmp.Compare(na, nb)
+		} else if c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(ta), len(tb))
 }
 
 // maxExponent bounds the exponent of a number in the arguments. The validator computes

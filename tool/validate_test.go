@@ -1,7 +1,9 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -440,5 +442,29 @@ func BenchmarkValidateInvalid(b *testing.B) {
 		if check(b, v, args) == nil {
 			b.Fatal("valid")
 		}
+	}
+}
+
+// Violations come in the order of the arguments, array indexes by number: when a refusal lists
+// only the first of many, they are those of the first elements.
+func TestViolationsInIndexOrder(t *testing.T) {
+	tl := New("ids", "takes ids", func(_ context.Context, in struct {
+		IDs []int `json:"ids" jsonschema:"minimum=0"`
+	}) (string, error) {
+		return "ok", nil
+	})
+	args := `{"ids":[` + strings.TrimSuffix(strings.Repeat("-1,", 12), ",") + `]}`
+	_, _, err := tl.Arguments(args)
+	var ae *ArgumentError
+	if !errors.As(err, &ae) {
+		t.Fatalf("err %v, want an *ArgumentError", err)
+	}
+	var paths []string
+	for _, v := range ae.Violations {
+		paths = append(paths, v.Path)
+	}
+	want := []string{"/ids/0", "/ids/1", "/ids/2", "/ids/3", "/ids/4", "/ids/5", "/ids/6", "/ids/7", "/ids/8", "/ids/9", "/ids/10", "/ids/11"}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Errorf("violation paths (-want +got):\n%s", diff)
 	}
 }
