@@ -69,8 +69,9 @@
 //
 // Model middleware (agentkit.ModelMiddleware) wraps the model's plain and streamed calls alike,
 // first listed outermost: with ModelRetry outside ModelTimeout each attempt has its own
-// deadline. For ModelRetry to honor a 429's Retry-After from an *openai.Client, give the
-// client [RetryAfterTransport] (go-openai does not expose headers on its errors).
+// deadline. Give an *openai.Client's HTTP client [Transport]: ModelRetry then honors a 429's
+// Retry-After, a 200 that carries an error object is the error it is, and bodies are bounded
+// (go-openai sees none of this).
 //
 // Per-run settings travel in the run's context, since an Agent and its middleware are shared
 // by concurrent runs: the tools allowed for this caller ([WithAllowedTools]) and a character

@@ -55,9 +55,9 @@ func ExampleWithAllowedTools() {
 	// error: the call to delete_user was refused: this tool is not available to this user; the tools available are search. Do not call it again.
 }
 
-// ExampleRetryAfterTransport shows ModelRetry honoring a 429's Retry-After with the real
+// ExampleTransport shows ModelRetry honoring a 429's Retry-After with the real
 // go-openai client (against a local server here).
-func ExampleRetryAfterTransport() {
+func ExampleTransport() {
 	calls := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
@@ -74,7 +74,7 @@ func ExampleRetryAfterTransport() {
 
 	cfg := openai.DefaultConfig("key")
 	cfg.BaseURL = srv.URL + "/v1"
-	cfg.HTTPClient = &http.Client{Transport: middleware.RetryAfterTransport(nil)}
+	cfg.HTTPClient = &http.Client{Transport: middleware.Transport(nil, nil)}
 	model := agentkit.WrapModel(openai.NewClientWithConfig(cfg), middleware.ModelRetry(&middleware.ModelRetryOptions{
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			fmt.Println("waiting", d) // the default would wait; the example does not

@@ -57,7 +57,7 @@ type RetryAfterError interface {
 // and jitter (each wait random in [d/2, d), d doubling from BaseDelay up to MaxDelay), and
 // honoring the server's Retry-After: the wait is then at least what the server asked.
 //
-// go-openai does not expose response headers on its errors: put [RetryAfterTransport] in the
+// go-openai does not expose response headers on its errors: put [Transport] in the
 // *openai.Client's HTTP client for Retry-After to be seen. Without it, or with another
 // Model, ModelRetry uses its backoff alone (or the wait of an error implementing
 // [RetryAfterError]).

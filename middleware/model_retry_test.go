@@ -70,13 +70,13 @@ func (s *server) requests() int {
 	return s.n
 }
 
-// client returns a real go-openai client for url, through RetryAfterTransport when capture is set.
+// client returns a real go-openai client for url, through middleware.Transport when capture is set.
 func client(t *testing.T, url string, capture bool) *openai.Client {
 	base := &http.Transport{}
 	t.Cleanup(base.CloseIdleConnections)
 	var rt http.RoundTripper = base
 	if capture {
-		rt = middleware.RetryAfterTransport(base)
+		rt = middleware.Transport(base, nil)
 	}
 	cfg := openai.DefaultConfig("k")
 	cfg.BaseURL = url + "/v1"
@@ -97,7 +97,7 @@ func TestModelRetryHonorsRetryAfter(t *testing.T) {
 		capture   bool
 		wantWaits []time.Duration
 	}{
-		{"with RetryAfterTransport", true, []time.Duration{50 * time.Millisecond, time.Second}},
+		{"with Transport", true, []time.Duration{50 * time.Millisecond, time.Second}},
 		{"without it: backoff only", false, []time.Duration{50 * time.Millisecond, 100 * time.Millisecond}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,46 +11,6 @@ import (
 	"time"
 )
 
-// RetryAfterTransport returns an http.RoundTripper that sends requests with base (nil means
-// http.DefaultTransport) and, for every error response (status 400 and above) carrying a
-// Retry-After or retry-after-ms header, hands the header to the [ModelRetry] whose attempt
-// made the request.
-//
-// It exists because go-openai does not expose response headers on its errors: an
-// *openai.APIError for a 429 says "429" but not how long the server asked us to wait. With
-// the transport in the client, ModelRetry honors the server's wait:
-//
-//	cfg := openai.DefaultConfig(apiKey)
-//	cfg.HTTPClient = &http.Client{Transport: middleware.RetryAfterTransport(nil)}
-//	client := openai.NewClientWithConfig(cfg)
-//	agent := agentkit.New(client, &agentkit.Options{
-//		ModelMiddleware: []agentkit.ModelMiddleware{middleware.ModelRetry(nil)},
-//	})
-//
-// How it works: each attempt of ModelRetry puts a fresh holder in the context it passes to
-// the model; go-openai builds its *http.Request with that context; the transport finds the
-// holder in req.Context() and records the header there; ModelRetry reads it when the attempt
-// fails. Requests whose context has no holder (not made under ModelRetry) are only passed
-// to base. The transport never modifies requests or responses.
-func RetryAfterTransport(base http.RoundTripper) http.RoundTripper {
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return &retryAfterTransport{base: base}
-}
-
-type retryAfterTransport struct{ base http.RoundTripper }
-
-func (t *retryAfterTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(req)
-	if err == nil && resp.StatusCode >= 400 {
-		if h, ok := req.Context().Value(retryAfterKey{}).(*retryAfterHolder); ok {
-			h.set(resp.Header.Get("Retry-After"), resp.Header.Get("Retry-After-Ms"))
-		}
-	}
-	return resp, err
-}
-
 type retryAfterKey struct{}
 
 // retryAfterHolder receives the Retry-After headers of one attempt's responses.

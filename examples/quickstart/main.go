@@ -132,7 +132,7 @@ func newModel(getenv func(string) string, question string, stderr io.Writer) (ag
 	}
 	// go-openai does not expose response headers on errors: this transport hands the
 	// Retry-After of a 429 or 503 to middleware.ModelRetry.
-	cfg.HTTPClient = &http.Client{Transport: middleware.RetryAfterTransport(nil)}
+	cfg.HTTPClient = &http.Client{Transport: middleware.Transport(nil, nil)}
 	return agentkit.OpenAIStreaming(openai.NewClientWithConfig(cfg)), name, nil
 }
 

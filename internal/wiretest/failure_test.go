@@ -44,7 +44,7 @@ func checkFailedRun(t *testing.T, res *agentkit.Result, err error, w *weather, w
 
 // A 429 reaches the caller, through the agent, as the *openai.APIError go-openai builds from
 // the body. The server's Retry-After is on the wire, but go-openai's error does not carry
-// headers: only middleware.RetryAfterTransport can see it (next test).
+// headers: only middleware.Transport can see it (next test).
 func TestRateLimitWithoutRetry(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, "ratelimit.json", nil)
@@ -65,12 +65,12 @@ func TestRateLimitWithoutRetry(t *testing.T) {
 	}
 }
 
-// With middleware.ModelRetry and middleware.RetryAfterTransport, the 429 is retried after
+// With middleware.ModelRetry and middleware.Transport, the 429 is retried after
 // exactly the server's Retry-After (2s, longer than the configured backoff), and the run
 // succeeds on the second attempt with the same request.
 func TestRateLimitRetriedAfterRetryAfter(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "ratelimit.json", func(rt http.RoundTripper) http.RoundTripper { return middleware.RetryAfterTransport(rt) })
+	e := newEnv(t, "ratelimit.json", func(rt http.RoundTripper) http.RoundTripper { return middleware.Transport(rt, nil) })
 	var mu sync.Mutex
 	var waits []time.Duration
 	var retried []error

@@ -31,7 +31,7 @@ type env struct {
 
 // newEnv starts aimock with testdata/aimock/<fixtures> and returns a go-openai client for it
 // whose every request is recorded. wrap, when not nil, wraps the recording transport (to put
-// middleware.RetryAfterTransport around it). When the test ends, every recorded request must
+// middleware.Transport around it). When the test ends, every recorded request must
 // have been a POST to /v1/chat/completions whose body the OpenAPI schema accepts.
 func newEnv(t *testing.T, fixtures string, wrap func(http.RoundTripper) http.RoundTripper) *env {
 	t.Helper()
