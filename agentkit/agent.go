@@ -53,8 +53,8 @@ type Options struct {
 	// tool calls' names and arguments together — that the loop accepts: a reply past it ends
 	// the run with StopModelError and an error wrapping ErrReplyTooLarge (a stream is
 	// abandoned as soon as it passes the bound). Zero means 4 MiB, beyond any model's output
-	// limit. The HTTP body of a reply is read by the Model: bound it there too (an
-	// http.Client's transport).
+	// limit. The HTTP body of a reply is read by the Model: bound it there too
+	// (middleware.Transport does, for an *openai.Client).
 	MaxReplyBytes int
 	// MaxToolCalls bounds the tool calls of one model reply that are run: the calls past it
 	// are answered, not run, with a not_executed result that tells the model the bound. Zero

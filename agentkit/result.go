@@ -44,7 +44,8 @@ var (
 	ErrIterationLimit = errors.New("agentkit: iteration limit reached without an answer")
 	// ErrLoopDetected: the model repeated the same calls past Options.LoopStop.
 	ErrLoopDetected = errors.New("agentkit: the model keeps repeating the same tool calls")
-	// ErrNoChoices: the model's response had no choices.
+	// ErrNoChoices: the model's response had no choices. (A gateway's 200 that carries an
+	// error object decodes so in go-openai: middleware.Transport makes it the error it is.)
 	ErrNoChoices = errors.New("agentkit: model response has no choices")
 	// ErrReplyTooLarge: the model's reply was larger than Options.MaxReplyBytes.
 	ErrReplyTooLarge = errors.New("agentkit: model reply too large")
