@@ -539,3 +539,33 @@ func BenchmarkAssemble(b *testing.B) {
 	b.ReportMetric(float64(b.N*len(chunks))/b.Elapsed().Seconds(), "chunks/s")
 	b.ReportMetric(float64(len(chunks)), "chunks/op")
 }
+
+// FuzzAssembler holds the Assembler, the parser of streamed replies, to its contract on any
+// arguments split anywhere, deep and huge ones among the seeds: never a panic, and each
+// call's arguments are the concatenation of its fragments, byte for byte.
+func FuzzAssembler(f *testing.F) {
+	for _, s := range []string{`{"city":"北京"}`, `{"a":[1,2,{"b":"}"}]}`, "", "not json", strings.Repeat("[", 1<<20), strings.Repeat(`{"a":`, 5000)} {
+		f.Add(s, uint8(3), uint8(7))
+	}
+	f.Fuzz(func(t *testing.T, args string, cut1, cut2 uint8) {
+		i := min(int(cut1), len(args))
+		j := min(i+int(cut2), len(args))
+		chunks := []openai.ChatCompletionStreamResponse{
+			asmCallChunk(asmIdx(0), "call_a", "f", args[:i]),
+			asmCallChunk(asmIdx(0), "", "", args[i:j]),
+			asmCallChunk(asmIdx(0), "", "", args[j:]),
+			asmCallChunk(asmIdx(1), "call_b", "g", args),
+			asmFinish(openai.FinishReasonToolCalls),
+		}
+		_, msg, _, _, _ := asmRun(chunks)
+		if len(msg.ToolCalls) != 2 {
+			t.Fatalf("%d calls, want 2", len(msg.ToolCalls))
+		}
+		if msg.ToolCalls[0].Function.Arguments != args {
+			t.Errorf("call 0's arguments %q, want %q", msg.ToolCalls[0].Function.Arguments, args)
+		}
+		if msg.ToolCalls[1].Function.Arguments != args {
+			t.Errorf("call 1's arguments %q, want %q", msg.ToolCalls[1].Function.Arguments, args)
+		}
+	})
+}
