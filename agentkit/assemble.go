@@ -1,6 +1,8 @@
 package agentkit
 
 import (
+	"strings"
+
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -72,7 +74,8 @@ type Delta struct {
 //   - An entry without id extends its latest call, or begins a call when there is none, or
 //     when it names a function and its latest call already has a name: a different one
 //     with an index (a call does not change its name, so a repeated name is ignored), any
-//     one without an index (nothing else tells two calls apart).
+//     one without an index (nothing else tells two calls apart) — or the same one, when the
+//     latest call's arguments are a complete object and the entry begins another ({).
 //   - A call keeps the first non-empty name and id it received. A call with no id keeps
 //     none: the loop assigns one. The legacy function_call delta is ignored.
 //
@@ -225,6 +228,9 @@ func (a *Assembler) route(tc *openai.ToolCall) int {
 	}
 	if name, has := tc.Function.Name, a.calls[cand].name; name != "" && has != "" && (tc.Index == nil || name != has) {
 		return -1 // no id: a (different) name begins a call
+	}
+	if tc.Function.Name != "" && completeObject(a.calls[cand].args) && strings.HasPrefix(strings.TrimSpace(tc.Function.Arguments), "{") {
+		return -1 // no id, the same name again with a new object: its call was complete
 	}
 	return cand
 }

@@ -136,6 +136,30 @@ func TestAssembler(t *testing.T) {
 			wantFinish: openai.FinishReasonToolCalls,
 		},
 		{
+			name: "no ids, one index, the same name again with a new object: two calls",
+			chunks: []openai.ChatCompletionStreamResponse{
+				asmCallChunk(asmIdx(0), "", "get_weather", `{"city":"Paris"}`),
+				asmCallChunk(asmIdx(0), "", "get_weather", `{"city":"Rome"}`),
+				asmFinish(openai.FinishReasonToolCalls),
+			},
+			wantDeltas: []string{"0 tool_call_start 0", "1 tool_call_done 0", "1 tool_call_start 1", "F tool_call_done 1"},
+			wantMsg: openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{
+				asmTC("", "get_weather", `{"city":"Paris"}`), asmTC("", "get_weather", `{"city":"Rome"}`)}},
+			wantFinish: openai.FinishReasonToolCalls,
+		},
+		{
+			name: "no ids, the name repeated on every fragment: one call",
+			chunks: []openai.ChatCompletionStreamResponse{
+				asmCallChunk(asmIdx(0), "", "get_weather", `{"city":`),
+				asmCallChunk(asmIdx(0), "", "get_weather", `"Paris"}`),
+				asmCallChunk(asmIdx(0), "", "get_weather", ``),
+				asmFinish(openai.FinishReasonToolCalls),
+			},
+			wantDeltas: []string{"0 tool_call_start 0", "F tool_call_done 0"},
+			wantMsg:    openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{asmTC("", "get_weather", `{"city":"Paris"}`)}},
+			wantFinish: openai.FinishReasonToolCalls,
+		},
+		{
 			name: "a known id at another index without a name extends its call",
 			chunks: []openai.ChatCompletionStreamResponse{
 				asmCallChunk(asmIdx(0), "call_0", "f", `{"n":`),
