@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -72,13 +75,21 @@ func Pattern(path, expr string) Rule {
 // Range requires the field at path to be a number from lo to hi, both included. Use
 // math.Inf for a bound on one side only.
 func Range(path string, lo, hi float64) Rule {
+	bound := func(f float64) *big.Rat { // the decimal the caller wrote: 0.01 is 1/100
+		if math.IsInf(f, 0) {
+			return nil
+		}
+		r, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+		return r
+	}
+	min, max := bound(lo), bound(hi)
 	return Rule{path: path, field: func(v any) error {
 		n, ok := v.(json.Number)
-		f, err := n.Float64()
-		if !ok || err != nil {
+		r, valid := new(big.Rat).SetString(string(n)) // exact: 1000.0000000000000001 is over 1000
+		if !ok || !valid {
 			return fmt.Errorf("%s must be a number from %v to %v; got %s", path, lo, hi, show(v))
 		}
-		if f < lo || f > hi {
+		if min != nil && r.Cmp(min) < 0 || max != nil && r.Cmp(max) > 0 {
 			return fmt.Errorf("%s must be from %v to %v; got %s", path, lo, hi, n)
 		}
 		return nil

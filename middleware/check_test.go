@@ -47,6 +47,8 @@ func TestCheck(t *testing.T) {
 		{"value not allowed", call(transfer, `{"account":"12345678","amount":10,"currency":"EUR"}`), tool.KindDenied, `currency must be one of "CNY", "USD"; got "EUR"`},
 		{"over range", call(transfer, `{"account":"12345678","amount":5000,"currency":"CNY"}`), tool.KindDenied, "amount must be from 0.01 to 1000; got 5000"},
 		{"under range", call(transfer, `{"account":"12345678","amount":0,"currency":"CNY"}`), tool.KindDenied, "amount must be from 0.01 to 1000; got 0"},
+		{"the bounds as written", call(transfer, `{"account":"12345678","amount":0.01,"currency":"CNY"}`), "", "done"},
+		{"over range by less than a float64 tells", call(transfer, `{"account":"12345678","amount":1000.0000000000000001,"currency":"CNY"}`), tool.KindDenied, "amount must be from 0.01 to 1000; got 1000.0000000000000001"},
 		{"pattern", call(transfer, `{"account":"12ab","amount":1,"currency":"CNY"}`), tool.KindDenied, `account must match the pattern ^[0-9]{8,20}$; got "12ab"`},
 		{"nested pattern", call(transfer, `{"account":"12345678","amount":1,"currency":"CNY","memo":{"note":"<script>"}}`), tool.KindDenied, "memo.note must match"},
 		{"absent optional field passes", call(transfer, `{"account":"12345678","amount":1,"currency":"CNY"}`), "", "done"},
