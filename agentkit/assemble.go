@@ -181,16 +181,15 @@ func (a *Assembler) addCall(dst []Delta, tc *openai.ToolCall) []Delta {
 		c.started = true
 		dst = append(dst, Delta{Kind: DeltaToolCallStart, Call: k})
 	}
-	if frag := tc.Function.Arguments; frag != "" {
-		switch {
-		case c.done:
-			a.dropped++
-		default:
-			c.args = append(c.args, frag...)
-			// An interleaved call whose arguments just completed, with a later call begun.
-			if k < len(a.calls)-1 && completeObject(c.args) {
-				dst = a.markDone(dst, k)
-			}
+	switch frag := tc.Function.Arguments; {
+	case frag == "":
+	case c.done:
+		a.dropped++
+	default:
+		c.args = append(c.args, frag...)
+		// An interleaved call whose arguments just completed, with a later call begun.
+		if k < len(a.calls)-1 && completeObject(c.args) {
+			dst = a.markDone(dst, k)
 		}
 	}
 	return dst

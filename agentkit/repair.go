@@ -247,11 +247,7 @@ func (r *repairer) writeBlock(i int, calls []openai.ToolCall, tcs []turnCall, bl
 		id := calls[tc.newCall].ID
 		if tc.answer < 0 {
 			r.fix(i, id, "added a tool message %q: the call had no answer", NotExecutedContent)
-			r.out = append(r.out, openai.ChatCompletionMessage{
-				Role:       openai.ChatMessageRoleTool,
-				Content:    NotExecutedContent,
-				ToolCallID: id,
-			})
+			r.out = append(r.out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, Content: NotExecutedContent, ToolCallID: id})
 			continue
 		}
 		if tc.answer < last {
