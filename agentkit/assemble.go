@@ -1,6 +1,7 @@
 package agentkit
 
 import (
+	"cmp"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -304,12 +305,8 @@ func (a *Assembler) Partial() (msg openai.ChatCompletionMessage, lost int) {
 }
 
 func (a *Assembler) text() openai.ChatCompletionMessage {
-	role := a.role
-	if role == "" {
-		role = openai.ChatMessageRoleAssistant
-	}
 	return openai.ChatCompletionMessage{
-		Role:             role,
+		Role:             cmp.Or(a.role, openai.ChatMessageRoleAssistant),
 		Content:          string(a.content),
 		ReasoningContent: string(a.reasoning),
 		Refusal:          string(a.refusal),

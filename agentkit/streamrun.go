@@ -140,10 +140,7 @@ func (s *StreamRun) Events() iter.Seq[Event] {
 				}
 			}
 			if ended && len(batch) == 0 {
-				<-s.done
-				if s.panicked != nil {
-					panic(s.panicked)
-				}
+				s.Result() // raises the run's panic, if any
 				return
 			}
 			if len(batch) == 0 {
