@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -89,15 +90,14 @@ type Options struct {
 // Agent runs the tool-calling loop. It is immutable after New and safe for concurrent use by
 // any number of runs, like a *sql.DB.
 type Agent struct {
-	call     CallFunc   // the model's plain call, through Options.ModelMiddleware
-	stream   StreamFunc // its streamed call, nil when the model is not a StreamingModel
-	opts     Options
-	byName   map[string]*tool.Tool
-	names    []string // sorted, for error messages
-	defs     []openai.Tool
-	handler  tool.Handler
-	temp     float32
-	sendTemp bool
+	call    CallFunc   // the model's plain call, through Options.ModelMiddleware
+	stream  StreamFunc // its streamed call, nil when the model is not a StreamingModel
+	opts    Options
+	byName  map[string]*tool.Tool
+	names   []string // sorted, for error messages
+	defs    []openai.Tool
+	handler tool.Handler
+	temp    *float32 // the temperature sent; nil sends none
 }
 
 // New returns an Agent that calls model. It panics when model is nil or two tools share a
@@ -110,20 +110,15 @@ func New(model Model, opts *Options) *Agent {
 	if opts != nil {
 		o = *opts
 	}
-	if o.MaxIterations <= 0 {
-		o.MaxIterations = 8
-	}
-	if o.MaxConcurrency <= 0 {
-		o.MaxConcurrency = 8
-	}
-	if o.MaxToolCalls <= 0 {
-		o.MaxToolCalls = 32
-	}
-	if o.MaxReplyBytes <= 0 {
-		o.MaxReplyBytes = 4 << 20
-	}
-	if o.LoopLimit <= 0 {
-		o.LoopLimit = 2
+	for _, d := range []struct {
+		p *int
+		v int
+	}{
+		{&o.MaxIterations, 8}, {&o.MaxConcurrency, 8}, {&o.MaxToolCalls, 32}, {&o.MaxReplyBytes, 4 << 20}, {&o.LoopLimit, 2},
+	} {
+		if *d.p <= 0 {
+			*d.p = d.v
+		}
 	}
 	if o.LoopStop <= o.LoopLimit {
 		o.LoopStop = o.LoopLimit + 2
@@ -145,19 +140,16 @@ func New(model Model, opts *Options) *Agent {
 			panic(fmt.Sprintf("agentkit.New: two tools are named %q", t.Name()))
 		}
 		a.byName[t.Name()] = t
-		a.names = append(a.names, t.Name())
 		a.defs = append(a.defs, Definition(t))
 	}
-	sort.Strings(a.names)
+	a.names = slices.Sorted(maps.Keys(a.byName))
 	a.handler = tool.Chain(o.Middleware...)(a.dispatch)
 	if !refusesSampling(o.Model) {
-		a.sendTemp = true
-		if o.Temperature != nil {
-			a.temp = *o.Temperature
+		temp := WireZeroTemperature
+		if o.Temperature != nil && *o.Temperature != 0 {
+			temp = *o.Temperature
 		}
-		if a.temp == 0 {
-			a.temp = WireZeroTemperature
-		}
+		a.temp = &temp
 	}
 	return a
 }

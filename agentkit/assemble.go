@@ -1,6 +1,7 @@
 package agentkit
 
 import (
+	"cmp"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -181,16 +182,15 @@ func (a *Assembler) addCall(dst []Delta, tc *openai.ToolCall) []Delta {
 		c.started = true
 		dst = append(dst, Delta{Kind: DeltaToolCallStart, Call: k})
 	}
-	if frag := tc.Function.Arguments; frag != "" {
-		switch {
-		case c.done:
-			a.dropped++
-		default:
-			c.args = append(c.args, frag...)
-			// An interleaved call whose arguments just completed, with a later call begun.
-			if k < len(a.calls)-1 && completeObject(c.args) {
-				dst = a.markDone(dst, k)
-			}
+	switch frag := tc.Function.Arguments; {
+	case frag == "":
+	case c.done:
+		a.dropped++
+	default:
+		c.args = append(c.args, frag...)
+		// An interleaved call whose arguments just completed, with a later call begun.
+		if k < len(a.calls)-1 && completeObject(c.args) {
+			dst = a.markDone(dst, k)
 		}
 	}
 	return dst
@@ -305,12 +305,8 @@ func (a *Assembler) Partial() (msg openai.ChatCompletionMessage, lost int) {
 }
 
 func (a *Assembler) text() openai.ChatCompletionMessage {
-	role := a.role
-	if role == "" {
-		role = openai.ChatMessageRoleAssistant
-	}
 	return openai.ChatCompletionMessage{
-		Role:             role,
+		Role:             cmp.Or(a.role, openai.ChatMessageRoleAssistant),
 		Content:          string(a.content),
 		ReasoningContent: string(a.reasoning),
 		Refusal:          string(a.refusal),

@@ -29,9 +29,7 @@ func (a *Agent) unknown(call tool.Call) tool.Result {
 	if len(a.names) == 0 {
 		b.WriteString(" No tools are available: answer without calling tools.")
 	} else {
-		b.WriteString(" Available tools: ")
-		b.WriteString(strings.Join(a.names, ", "))
-		b.WriteString(".")
+		fmt.Fprintf(&b, " Available tools: %s.", strings.Join(a.names, ", "))
 		if s := nearest(call.Name, a.names); s != "" {
 			fmt.Fprintf(&b, " Did you mean %q?", s)
 		}

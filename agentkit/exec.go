@@ -36,10 +36,6 @@ type turn struct {
 	panicked  any // the first panic of a call's goroutine outside the handler (an OnEvent's)
 }
 
-func (r *run) newTurn(ctx context.Context, iter int) *turn {
-	return &turn{r: r, iter: iter, ctx: ctx}
-}
-
 // parallel reports whether call may run concurrently with the turn's other calls.
 func (t *turn) parallel(call tool.Call) bool {
 	return t.r.a.opts.MaxConcurrency > 1 && (call.Tool == nil || !call.Tool.Sequential())

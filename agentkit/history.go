@@ -3,6 +3,7 @@ package agentkit
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -45,12 +46,10 @@ const maxRenderedProblems = 20
 
 // Error renders every problem, one per line, at most 20 followed by "and N more".
 func (e *HistoryError) Error() string {
-	var b strings.Builder
 	if len(e.Problems) == 1 {
-		b.WriteString("agentkit: history has 1 problem: ")
-		b.WriteString(e.Problems[0].String())
-		return b.String()
+		return "agentkit: history has 1 problem: " + e.Problems[0].String()
 	}
+	var b strings.Builder
 	fmt.Fprintf(&b, "agentkit: history has %d problems:", len(e.Problems))
 	for i, p := range e.Problems {
 		if i == maxRenderedProblems {
@@ -103,7 +102,7 @@ func ValidateHistory(msgs []openai.ChatCompletionMessage) error {
 		case openai.ChatMessageRoleSystem, openai.ChatMessageRoleDeveloper, openai.ChatMessageRoleUser:
 			owner = -1
 			v.common(i, m)
-			if !hasContent(m) {
+			if !hasContent(m, false) {
 				v.add(i, "", m.Role+" message has no content")
 			}
 		case openai.ChatMessageRoleAssistant:
@@ -145,10 +144,10 @@ func (v *validator) add(i int, id, reason string) {
 
 // common checks the rules every message obeys, whatever its role (rules 1 and 8).
 func (v *validator) common(i int, m *openai.ChatCompletionMessage) {
-	if contentConflict(m) {
+	if m.Content != "" && m.MultiContent != nil {
 		v.add(i, "", "message sets both Content and MultiContent, which go-openai refuses to send")
 	}
-	if emptyPart(m.MultiContent) >= 0 {
+	if slices.ContainsFunc(m.MultiContent, partEmpty) {
 		v.add(i, "", "message has an empty MultiContent part, which go-openai sends without its text or URL")
 	}
 	if m.FunctionCall != nil {
@@ -238,7 +237,7 @@ func (v *validator) answer(msgs []openai.ChatCompletionMessage, owner, i int) {
 			return
 		}
 	}
-	if !toolHasText(&msgs[i]) {
+	if !hasContent(&msgs[i], true) {
 		v.add(i, id, "tool message has empty content")
 	}
 }
@@ -260,17 +259,8 @@ func callIndex(calls []openai.ToolCall, id string) int {
 	return -1
 }
 
-// emptyPart returns the index of the first part without its text or image URL, or -1.
-func emptyPart(parts []openai.ChatMessagePart) int {
-	for k := range parts {
-		if partEmpty(&parts[k]) {
-			return k
-		}
-	}
-	return -1
-}
-
-func partEmpty(p *openai.ChatMessagePart) bool {
+// partEmpty reports whether p lacks its text or image URL.
+func partEmpty(p openai.ChatMessagePart) bool {
 	switch p.Type {
 	case openai.ChatMessagePartTypeText:
 		return p.Text == ""
@@ -280,19 +270,22 @@ func partEmpty(p *openai.ChatMessagePart) bool {
 	return false
 }
 
-func contentConflict(m *openai.ChatCompletionMessage) bool {
-	return m.Content != "" && m.MultiContent != nil
+// nonEmptyParts returns a copy of parts without the empty ones, nil when none is left.
+func nonEmptyParts(parts []openai.ChatMessagePart) []openai.ChatMessagePart {
+	if kept := slices.DeleteFunc(slices.Clone(parts), partEmpty); len(kept) > 0 {
+		return kept
+	}
+	return nil
 }
 
-// hasContent reports whether m has content a provider accepts in a system, developer or
-// user message.
-func hasContent(m *openai.ChatCompletionMessage) bool {
+// hasContent reports whether m has content a provider accepts: a non-empty Content, or a
+// part with text or, unless textOnly (tool messages take text only), an image URL.
+func hasContent(m *openai.ChatCompletionMessage, textOnly bool) bool {
 	if m.Content != "" {
 		return true
 	}
 	for _, p := range m.MultiContent {
-		if p.Type == openai.ChatMessagePartTypeText && p.Text != "" ||
-			p.Type == openai.ChatMessagePartTypeImageURL && p.ImageURL != nil && p.ImageURL.URL != "" {
+		if !partEmpty(p) && (p.Type == openai.ChatMessagePartTypeText || !textOnly && p.Type == openai.ChatMessagePartTypeImageURL) {
 			return true
 		}
 	}
@@ -300,20 +293,7 @@ func hasContent(m *openai.ChatCompletionMessage) bool {
 }
 
 func assistantHasContent(m *openai.ChatCompletionMessage) bool {
-	return m.Refusal != "" || hasContent(m)
-}
-
-// toolHasText reports whether the tool message m has content: tool messages take text only.
-func toolHasText(m *openai.ChatCompletionMessage) bool {
-	if m.Content != "" {
-		return true
-	}
-	for _, p := range m.MultiContent {
-		if p.Type == openai.ChatMessagePartTypeText && p.Text != "" {
-			return true
-		}
-	}
-	return false
+	return m.Refusal != "" || hasContent(m, false)
 }
 
 func countCalls(msgs []openai.ChatCompletionMessage) int {

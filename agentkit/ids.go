@@ -3,6 +3,7 @@ package agentkit
 import (
 	"context"
 	"strconv"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -30,8 +31,12 @@ const maxStoreProbes = 8
 // else "call_<p>_<i>", where p is the message's position in the whole session (the messages a
 // Memory left out included), which no other message has — so the name is found at the first
 // try unless the model itself sends ids of that form, and is the same whether the session was
-// loaded whole or in part. A suffix "_<n>" resolves what collides still.
+// loaded whole or in part. A suffix "_<n>" resolves what collides still. An id that is not
+// valid UTF-8 is replaced: distinct here, it would reach the wire as U+FFFD, the same as others.
 func (r *run) uniqueID(ctx context.Context, id string, i int) string {
+	if !utf8.ValidString(id) {
+		id = ""
+	}
 	probes := 0
 	used := func(id string) bool {
 		if _, ok := r.ids[id]; ok {

@@ -140,23 +140,13 @@ func (r *run) openSession(ctx context.Context, input string) (*Result, error) {
 	if l, ok := mem.(SessionLocker); ok {
 		unlock, err := l.Lock(ctx, r.session)
 		if err != nil {
-			stop := StopMemoryError
-			if ctx.Err() != nil {
-				stop = StopCanceled
-			}
-			r.store = nil
-			return r.finish(ctx, stop, fmt.Errorf("agentkit: session %q: %w", r.session, err))
+			return r.unopened(ctx, fmt.Errorf("agentkit: session %q: %w", r.session, err))
 		}
 		defer unlock()
 	}
 	hist, omitted, recent, err := r.a.load(ctx, mem, r.session)
 	if err != nil {
-		r.store = nil
-		stop := StopMemoryError
-		if ctx.Err() != nil {
-			stop = StopCanceled
-		}
-		return r.finish(ctx, stop, fmt.Errorf("agentkit: loading session %q: %w", r.session, err))
+		return r.unopened(ctx, fmt.Errorf("agentkit: loading session %q: %w", r.session, err))
 	}
 	// What Load returns is the caller's (memorytest checks it): it becomes the run's
 	// transcript as it is, with no copy of the history.
@@ -169,6 +159,15 @@ func (r *run) openSession(ctx context.Context, input string) (*Result, error) {
 		r.recent = recent
 	}
 	return r.loop(ctx)
+}
+
+// unopened ends a run whose session could not be locked or loaded: nothing of it is stored.
+func (r *run) unopened(ctx context.Context, err error) (*Result, error) {
+	r.store = nil
+	if ctx.Err() != nil {
+		return r.finish(ctx, StopCanceled, err)
+	}
+	return r.finish(ctx, StopMemoryError, err)
 }
 
 // load loads the session: its latest turns only when the strategy and the store allow it.

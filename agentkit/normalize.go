@@ -2,7 +2,6 @@ package agentkit
 
 import (
 	"context"
-	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -21,21 +20,9 @@ func (r *run) normalize(ctx context.Context, t *turn, m openai.ChatCompletionMes
 	m.Role = openai.ChatMessageRoleAssistant
 	m.FunctionCall = nil // legacy function calling: never replayed
 	m.ToolCallID = ""
-	if len(m.MultiContent) > 0 {
-		parts := make([]openai.ChatMessagePart, 0, len(m.MultiContent)+1)
-		if m.Content != "" { // go-openai refuses to send both: the text becomes the first part
-			parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
-			m.Content = ""
-		}
-		for _, p := range m.MultiContent {
-			if !partEmpty(&p) {
-				parts = append(parts, p)
-			}
-		}
-		m.MultiContent = parts
-		if len(parts) == 0 {
-			m.MultiContent = nil
-		}
+	if len(m.MultiContent) > 0 { // go-openai refuses to send both: Content becomes the first part
+		m.MultiContent = nonEmptyParts(append([]openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: m.Content}}, m.MultiContent...))
+		m.Content = ""
 	}
 	if len(m.ToolCalls) == 0 {
 		return m
@@ -49,9 +36,6 @@ func (r *run) normalize(ctx context.Context, t *turn, m openai.ChatCompletionMes
 		if id, ok := t.ids[i]; ok { // given when the call started early
 			c.ID = id
 		} else {
-			if !utf8.ValidString(c.ID) {
-				c.ID = "" // distinct here, the same on the wire (U+FFFD): a new one
-			}
 			c.ID = r.uniqueID(ctx, c.ID, i)
 		}
 		if c.Function.Name == "" {

@@ -2,6 +2,7 @@ package agentkit
 
 import (
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -59,7 +60,7 @@ func RepairHistory(msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletion
 		switch m.Role {
 		case openai.ChatMessageRoleSystem, openai.ChatMessageRoleDeveloper, openai.ChatMessageRoleUser:
 			r.common(i, &m)
-			if hasContent(&m) {
+			if hasContent(&m, false) {
 				r.out = append(r.out, m)
 			} else {
 				r.fix(i, "", "dropped the %s message: it has no content", m.Role)
@@ -104,28 +105,17 @@ func (r *repairer) fix(i int, id, format string, args ...any) {
 
 // common mends, in the copy m of message i, what every role shares (rules 1 and 8).
 func (r *repairer) common(i int, m *openai.ChatCompletionMessage) {
-	if k := emptyPart(m.MultiContent); k >= 0 {
+	if slices.ContainsFunc(m.MultiContent, partEmpty) {
 		r.fix(i, "", "removed the empty parts of MultiContent")
-		parts := append([]openai.ChatMessagePart{}, m.MultiContent[:k]...)
-		for _, p := range m.MultiContent[k+1:] {
-			if !partEmpty(&p) {
-				parts = append(parts, p)
-			}
-		}
-		m.MultiContent = parts
-		if len(parts) == 0 {
-			m.MultiContent = nil
-		}
+		m.MultiContent = nonEmptyParts(m.MultiContent)
 	}
-	if contentConflict(m) {
+	if m.Content != "" && m.MultiContent != nil {
 		if len(m.MultiContent) == 0 {
 			r.fix(i, "", "removed an empty MultiContent set alongside Content")
 			m.MultiContent = nil
 		} else {
 			r.fix(i, "", "moved Content into MultiContent: go-openai refuses to send both")
-			parts := make([]openai.ChatMessagePart, 0, len(m.MultiContent)+1)
-			parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
-			m.MultiContent = append(parts, m.MultiContent...)
+			m.MultiContent = append([]openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: m.Content}}, m.MultiContent...)
 			m.Content = ""
 		}
 	}
@@ -257,11 +247,7 @@ func (r *repairer) writeBlock(i int, calls []openai.ToolCall, tcs []turnCall, bl
 		id := calls[tc.newCall].ID
 		if tc.answer < 0 {
 			r.fix(i, id, "added a tool message %q: the call had no answer", NotExecutedContent)
-			r.out = append(r.out, openai.ChatCompletionMessage{
-				Role:       openai.ChatMessageRoleTool,
-				Content:    NotExecutedContent,
-				ToolCallID: id,
-			})
+			r.out = append(r.out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, Content: NotExecutedContent, ToolCallID: id})
 			continue
 		}
 		if tc.answer < last {
@@ -275,7 +261,7 @@ func (r *repairer) writeBlock(i int, calls []openai.ToolCall, tcs []turnCall, bl
 			r.fix(k, t.ToolCallID, "set the tool_call_id to %q, the new id of its call", id)
 			t.ToolCallID = id
 		}
-		if !toolHasText(&t) {
+		if !hasContent(&t, true) {
 			r.fix(k, id, "set the empty content of the tool message to %q", tool.EmptyContent)
 			t.Content, t.MultiContent = tool.EmptyContent, nil
 		}

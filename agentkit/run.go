@@ -258,8 +258,8 @@ func (r *run) request(ctx context.Context, iter int, final bool) (openai.ChatCom
 		Messages:            r.res.Messages,
 		MaxCompletionTokens: a.opts.MaxCompletionTokens,
 	}
-	if a.sendTemp {
-		req.Temperature = a.temp
+	if a.temp != nil {
+		req.Temperature = *a.temp
 	}
 	if len(a.defs) > 0 {
 		req.Tools = a.defs
@@ -309,7 +309,7 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: model request", slog.Int("iteration", iter), slog.Int("messages", len(req.Messages)), slog.String("transcript", FormatTranscript(req.Messages)))
 	}
 	r.res.Iterations = iter
-	t := r.newTurn(ctx, iter)
+	t := &turn{r: r, iter: iter, ctx: ctx}
 	ok := false // the turn goes to the caller, who settles it
 	defer func() {
 		if !ok { // a failed step, or a panic (an OnEvent's, a Stream's): no early call outlives it

@@ -7,7 +7,6 @@ import (
 	"io"
 	"iter"
 	"sync"
-	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -141,10 +140,7 @@ func (s *StreamRun) Events() iter.Seq[Event] {
 				}
 			}
 			if ended && len(batch) == 0 {
-				<-s.done
-				if s.panicked != nil {
-					panic(s.panicked)
-				}
+				s.Result() // raises the run's panic, if any
 				return
 			}
 			if len(batch) == 0 {
@@ -224,10 +220,7 @@ func chunkSize(c *openai.ChatCompletionStreamResponse) int {
 	n := 0
 	for _, ch := range c.Choices {
 		d := &ch.Delta
-		n += len(d.Content) + len(d.ReasoningContent) + len(d.Refusal)
-		for _, tc := range d.ToolCalls {
-			n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
-		}
+		n += replySize(&openai.ChatCompletionMessage{Content: d.Content, ReasoningContent: d.ReasoningContent, Refusal: d.Refusal, ToolCalls: d.ToolCalls})
 	}
 	return n
 }
@@ -235,15 +228,11 @@ func chunkSize(c *openai.ChatCompletionStreamResponse) int {
 // early registers call i of the message being streamed, whose arguments are complete, gives
 // it its id, reports it ready, and starts it when early start applies.
 func (r *run) early(ctx context.Context, t *turn, i int, c openai.ToolCall, final bool) {
-	if !utf8.ValidString(c.ID) {
-		c.ID = "" // distinct here, the same on the wire (U+FFFD): a new one
-	}
-	id := r.uniqueID(ctx, c.ID, i)
 	if t.ids == nil {
 		t.ids = map[int]string{}
 	}
-	t.ids[i] = id
-	call := tool.Call{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
+	t.ids[i] = r.uniqueID(ctx, c.ID, i)
+	call := tool.Call{ID: t.ids[i], Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
 	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: t.iter, Call: &call})
 	if final || r.a.opts.NoEarlyStart || i >= r.a.opts.MaxToolCalls || !t.parallel(call) || r.guard.repeated(call) {
 		return

@@ -28,9 +28,7 @@ func newBackoff(attempts int, base, maxDelay time.Duration, rnd func() float64, 
 	if b.max <= 0 {
 		b.max = defMax
 	}
-	if b.max < b.base {
-		b.max = b.base
-	}
+	b.max = max(b.max, b.base)
 	if b.rand == nil {
 		b.rand = rand.Float64 // goroutine-safe, and not ours: no state in this package
 	}

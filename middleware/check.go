@@ -36,10 +36,10 @@ func OneOf(path string, values ...any) Rule {
 	shown := make([]string, len(values))
 	for i, v := range values {
 		b, err := json.Marshal(v)
-		if err != nil {
-			panic(fmt.Sprintf("middleware.OneOf %q: value %v: %v", path, v, err))
+		if err == nil {
+			allowed[i], err = decodeAny(b)
 		}
-		if allowed[i], err = decodeAny(b); err != nil {
+		if err != nil {
 			panic(fmt.Sprintf("middleware.OneOf %q: value %v: %v", path, v, err))
 		}
 		shown[i] = string(b)

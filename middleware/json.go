@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -121,13 +120,4 @@ func lookupPath(v any, path string) (any, bool) {
 		}
 	}
 	return v, true
-}
-
-// unquote decodes the JSON string v.
-func unquote(v jsontext.Value) string {
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return fmt.Sprint(v)
-	}
-	return s
 }

@@ -87,11 +87,7 @@ func ModelRetry(opts *ModelRetryOptions) agentkit.ModelMiddleware {
 	r := &retrier{o: o, b: b}
 	call := func(next agentkit.CallFunc) agentkit.CallFunc {
 		return func(ctx context.Context, req openai.ChatCompletionRequest) (resp openai.ChatCompletionResponse, err error) {
-			err = r.do(ctx, func(ctx context.Context) error {
-				var aerr error
-				resp, aerr = next(ctx, req)
-				return aerr
-			})
+			err = r.do(ctx, func(ctx context.Context) (err error) { resp, err = next(ctx, req); return err })
 			return resp, err
 		}
 	}
@@ -99,11 +95,7 @@ func ModelRetry(opts *ModelRetryOptions) agentkit.ModelMiddleware {
 	// chunk). A stream that breaks after it began is not: its chunks were already delivered.
 	stream := func(next agentkit.StreamFunc) agentkit.StreamFunc {
 		return func(ctx context.Context, req openai.ChatCompletionRequest) (s agentkit.Stream, err error) {
-			err = r.do(ctx, func(ctx context.Context) error {
-				var aerr error
-				s, aerr = next(ctx, req)
-				return aerr
-			})
+			err = r.do(ctx, func(ctx context.Context) (err error) { s, err = next(ctx, req); return err })
 			return s, err
 		}
 	}
@@ -123,10 +115,7 @@ func (r *retrier) do(ctx context.Context, attempt func(ctx context.Context) erro
 	for n := 1; ; n++ {
 		actx, holder := withRetryAfterHolder(ctx)
 		err := attempt(actx)
-		if err == nil || ctx.Err() != nil || !o.Retryable(err) {
-			return attemptsError(n, err)
-		}
-		if n >= b.attempts {
+		if err == nil || ctx.Err() != nil || !o.Retryable(err) || n >= b.attempts {
 			return attemptsError(n, err)
 		}
 		wait := b.delay(n)
@@ -169,13 +158,8 @@ func attemptsError(n int, err error) error {
 // Everything else is permanent: other 4xx (400 bad request, 401, 403, 404…), context
 // cancellation, and errors go-openai returns before sending anything.
 func ModelRetryable(err error) bool {
-	var api *openai.APIError
-	if errors.As(err, &api) && api.HTTPStatusCode != 0 {
-		return retryableStatus(api.HTTPStatusCode)
-	}
-	var re *openai.RequestError
-	if errors.As(err, &re) && re.HTTPStatusCode != 0 {
-		return retryableStatus(re.HTTPStatusCode)
+	if code := statusCode(err); code != 0 {
+		return code == 408 || code == 429 || code >= 500
 	}
 	if errors.Is(err, context.Canceled) {
 		return false
@@ -190,8 +174,4 @@ func ModelRetryable(err error) bool {
 	var ue *url.Error
 	var ne net.Error
 	return errors.As(err, &ue) || errors.As(err, &ne)
-}
-
-func retryableStatus(code int) bool {
-	return code == 408 || code == 429 || code >= 500
 }

@@ -22,11 +22,13 @@ func (m modelMiddleware) WrapStream(next agentkit.StreamFunc) agentkit.StreamFun
 }
 
 // endStream wraps a Stream to call end once, with the stream's error (nil at its normal
-// end or when closed early), when the stream ends or is closed.
+// end or when closed early), when the stream ends or is closed. wrap, when set, then
+// rewrites the error Recv returns, other than io.EOF.
 type endStream struct {
 	agentkit.Stream
 	once   sync.Once
 	end    func(err error, chunks int)
+	wrap   func(err error) error
 	chunks int
 }
 
@@ -39,6 +41,9 @@ func (s *endStream) Recv() (openai.ChatCompletionStreamResponse, error) {
 		s.once.Do(func() { s.end(nil, s.chunks) })
 	default:
 		s.once.Do(func() { s.end(err, s.chunks) })
+		if s.wrap != nil {
+			err = s.wrap(err)
+		}
 	}
 	return c, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -40,7 +39,8 @@ func ModelTimeout(d time.Duration) agentkit.ModelMiddleware {
 				cancel()
 				return nil, timeoutError(ctx, cctx, d, err)
 			}
-			return &timeoutStream{endStream: endStream{Stream: st, end: func(error, int) { cancel() }}, ctx: ctx, cctx: cctx, d: d}, nil
+			wrap := func(err error) error { return timeoutError(ctx, cctx, d, err) }
+			return &endStream{Stream: st, end: func(error, int) { cancel() }, wrap: wrap}, nil
 		}
 	}
 	return modelMiddleware{call: call, stream: stream}
@@ -56,18 +56,4 @@ func timeoutError(ctx, cctx context.Context, d time.Duration, err error) error {
 		err = fmt.Errorf("middleware: model call timed out after %s: %w", d, err)
 	}
 	return err
-}
-
-type timeoutStream struct {
-	endStream
-	ctx, cctx context.Context
-	d         time.Duration
-}
-
-func (s *timeoutStream) Recv() (openai.ChatCompletionStreamResponse, error) {
-	c, err := s.endStream.Recv()
-	if err != nil && !errors.Is(err, io.EOF) {
-		err = timeoutError(s.ctx, s.cctx, s.d, err)
-	}
-	return c, err
 }

@@ -28,6 +28,19 @@ func TestModelTimeout(t *testing.T) {
 			t.Errorf("err %v", err)
 		}
 	})
+	t.Run("stream deadline passes", func(t *testing.T) {
+		open := func(ctx context.Context, _ openai.ChatCompletionRequest) (agentkit.Stream, error) {
+			return hangingStream{ctx}, nil
+		}
+		st, err := middleware.ModelTimeout(20*time.Millisecond).WrapStream(open)(context.Background(), chatReq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if _, err := st.Recv(); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "timed out after 20ms") {
+			t.Errorf("err %v", err)
+		}
+	})
 	t.Run("run canceled is not a timeout", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(10*time.Millisecond, cancel)
@@ -50,6 +63,16 @@ func TestModelTimeout(t *testing.T) {
 	})
 	mustPanic(t, "ModelTimeout(0)", func() { middleware.ModelTimeout(0) })
 }
+
+// hangingStream sends nothing until its context is done.
+type hangingStream struct{ ctx context.Context }
+
+func (s hangingStream) Recv() (openai.ChatCompletionStreamResponse, error) {
+	<-s.ctx.Done()
+	return openai.ChatCompletionStreamResponse{}, s.ctx.Err()
+}
+
+func (hangingStream) Close() error { return nil }
 
 // TestModelTimeoutInsideRetry: with the real client, an attempt that hangs past its deadline
 // is retried, and the retry succeeds.

@@ -159,7 +159,8 @@ func scalar(v jsontext.Value, inList bool) string {
 	if v.Kind() != '"' {
 		return string(v)
 	}
-	s := unquote(v)
+	u, _ := jsontext.AppendUnquote(nil, v) // v is valid: no error
+	s := string(u)
 	if s == "" || strings.ContainsAny(s, "\n\r") || (inList && strings.Contains(s, ",")) {
 		return strconv.Quote(s)
 	}

@@ -70,12 +70,10 @@ func truncateMiddle(s string, keep int) (string, bool) {
 		return s, false
 	}
 	head, tail := keep-keep/2, keep/2
-	hi, i := 0, 0
-	for hi = range s {
-		if i == head {
-			break
-		}
-		i++
+	hi := 0
+	for range head {
+		_, size := utf8.DecodeRuneInString(s[hi:])
+		hi += size
 	}
 	ti := len(s)
 	for range tail {

@@ -78,19 +78,10 @@ func WrapErrors(opts *WrapErrorsOptions) tool.Middleware {
 			if msg == "" && res.Err != nil {
 				msg = res.Err.Error()
 			}
-			var b strings.Builder
-			b.Grow(len(msg) + len(advice) + len(call.Name) + 48)
-			b.WriteString("error: ")
-			b.WriteString(string(res.Kind))
-			b.WriteString("\ntool: ")
-			b.WriteString(call.Name)
-			b.WriteString("\nmessage: ")
-			b.WriteString(msg)
+			res.Content = "error: " + string(res.Kind) + "\ntool: " + call.Name + "\nmessage: " + msg
 			if advice != "" {
-				b.WriteString("\nnext step: ")
-				b.WriteString(advice)
+				res.Content += "\nnext step: " + advice
 			}
-			res.Content = b.String()
 			return res
 		}
 	}
