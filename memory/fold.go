@@ -170,12 +170,8 @@ func (f *fold) Apply(ctx context.Context, session string, msgs []openai.ChatComp
 	unitTokens := make([]int, len(l.units)-u0)
 	rest := 0
 	for u := u0; u < len(l.units); u++ {
-		n := 0
-		for i := l.start(u); i < l.start(u+1); i++ {
-			n += c.message(&msgs[i])
-		}
-		unitTokens[u-u0] = n
-		rest += n
+		unitTokens[u-u0] = c.sum(msgs[l.start(u):l.start(u+1)])
+		rest += unitTokens[u-u0]
 	}
 	before := base + sumTokens + rest
 	if before <= f.opts.Trigger {

@@ -81,10 +81,7 @@ func (w *window) Apply(ctx context.Context, session string, msgs []openai.ChatCo
 		first := from
 		from = len(l.units)
 		for u := len(l.units) - 1; u >= first; u-- {
-			n := 0
-			for i := l.start(u); i < l.start(u+1); i++ {
-				n += w.counter.message(&msgs[i])
-			}
+			n := w.counter.sum(msgs[l.start(u):l.start(u+1)])
 			if kept+n > w.budget {
 				if u == len(l.units)-1 {
 					return nil, fmt.Errorf("%w: window: the system prompt, the first user message and the latest turn need %d tokens, the budget is %d", ErrBudgetTooSmall, kept+n, w.budget)
