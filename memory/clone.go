@@ -10,16 +10,8 @@ import (
 // messages of the run that loads it fit without a new array.
 const loadRoom = 8
 
-// cloneMessages returns a deep copy of msgs: the caller and the store may then modify their
-// own copy without the other seeing it.
-func cloneMessages(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
-	if msgs == nil {
-		return nil
-	}
-	return appendClones(make([]openai.ChatCompletionMessage, 0, len(msgs)), msgs)
-}
-
-// appendClones appends deep copies of msgs to dst.
+// appendClones appends deep copies of msgs to dst: the caller and the store may then modify
+// their own copy without the other seeing it.
 func appendClones(dst, msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
 	for _, m := range msgs {
 		dst = append(dst, cloneMessage(m))

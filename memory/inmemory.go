@@ -45,21 +45,13 @@ type stored struct {
 // Load returns a copy of the session's history, with room for a few more messages (the run
 // that loads it appends its own); empty for an unknown session.
 func (s *InMemory) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	st := s.sessions[session]
-	if st == nil {
-		return nil, nil
-	}
-	return appendClones(make([]openai.ChatCompletionMessage, 0, len(st.msgs)+loadRoom), st.msgs), nil
+	msgs, _, err := s.LoadRecent(ctx, session, 0)
+	return msgs, err
 }
 
 // LoadRecent returns a copy of the session's messages up to its first user message and its
 // latest turns (agentkit.RecentLoader): a load then copies what a run sends, not the whole
-// session.
+// session. turns < 1 loads the whole session.
 func (s *InMemory) LoadRecent(ctx context.Context, session string, turns int) ([]openai.ChatCompletionMessage, int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, fmt.Errorf("memory: loading session %q: %w", session, err)
@@ -104,7 +96,6 @@ func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.Cha
 	if len(msgs) == 0 {
 		return nil
 	}
-	c := cloneMessages(msgs)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sessions == nil {
@@ -115,15 +106,15 @@ func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.Cha
 		st = &stored{ids: make(map[string]struct{})}
 		s.sessions[session] = st
 	}
-	for i := range c {
-		if c[i].Role == openai.ChatMessageRoleUser {
+	for i := range msgs {
+		if msgs[i].Role == openai.ChatMessageRoleUser {
 			st.users = append(st.users, len(st.msgs)+i)
 		}
-		for _, tc := range c[i].ToolCalls {
+		for _, tc := range msgs[i].ToolCalls {
 			st.ids[tc.ID] = struct{}{}
 		}
 	}
-	st.msgs = append(st.msgs, c...)
+	st.msgs = appendClones(st.msgs, msgs)
 	return nil
 }
 
