@@ -82,21 +82,14 @@ func (s ModelSummarizer) Summarize(ctx context.Context, previous string, turns [
 	if limit <= 0 {
 		limit = 4000
 	}
-	var b strings.Builder
-	b.WriteString("Previous summary:\n")
 	if strings.TrimSpace(previous) == "" {
-		b.WriteString("(none yet)\n")
-	} else {
-		b.WriteString(previous)
-		b.WriteString("\n")
+		previous = "(none yet)"
 	}
-	b.WriteString("\nMessages to fold into it:\n")
-	b.WriteString(RenderTurns(turns, limit))
 	resp, err := s.Model.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
 		Model: s.ModelName,
 		Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: prompt},
-			{Role: openai.ChatMessageRoleUser, Content: b.String()},
+			{Role: openai.ChatMessageRoleUser, Content: "Previous summary:\n" + previous + "\n\nMessages to fold into it:\n" + RenderTurns(turns, limit)},
 		},
 		MaxCompletionTokens: s.MaxTokens,
 	})
