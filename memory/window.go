@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -97,9 +98,7 @@ func (w *window) Apply(ctx context.Context, session string, msgs []openai.ChatCo
 		// holds no more than the window sends.
 		return clip3(msgs), nil
 	}
-	view := make([]openai.ChatCompletionMessage, 0, l.first+1+len(msgs)-l.start(from))
-	view = append(view, msgs[:l.first+1]...)
-	return append(view, msgs[l.start(from):]...), nil
+	return slices.Concat(msgs[:l.first+1], msgs[l.start(from):]), nil
 }
 
 // clip3 returns msgs with no spare capacity, so that appending to a view never writes into
