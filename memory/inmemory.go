@@ -19,7 +19,7 @@ import (
 // runs of one session are serialized, never refused.
 type InMemory struct {
 	mu        sync.RWMutex
-	sessions  map[string]*stored
+	sessions  map[string]stored // the zero stored for an unknown session
 	summaries map[string]Summary
 	locks     Locks
 }
@@ -59,7 +59,7 @@ func (s *InMemory) LoadRecent(ctx context.Context, session string, turns int) ([
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := s.sessions[session]
-	if st == nil {
+	if len(st.msgs) == 0 {
 		return nil, 0, nil
 	}
 	h := st.msgs
@@ -79,11 +79,7 @@ func (s *InMemory) CallIDUsed(ctx context.Context, session, id string) (bool, er
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	st := s.sessions[session]
-	if st == nil {
-		return false, nil
-	}
-	_, ok := st.ids[id]
+	_, ok := s.sessions[session].ids[id]
 	return ok, nil
 }
 
@@ -99,12 +95,11 @@ func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.Cha
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sessions == nil {
-		s.sessions = make(map[string]*stored)
+		s.sessions = make(map[string]stored)
 	}
 	st := s.sessions[session]
-	if st == nil {
-		st = &stored{ids: make(map[string]struct{})}
-		s.sessions[session] = st
+	if st.ids == nil {
+		st.ids = make(map[string]struct{})
 	}
 	for i := range msgs {
 		if msgs[i].Role == openai.ChatMessageRoleUser {
@@ -115,6 +110,7 @@ func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.Cha
 		}
 	}
 	st.msgs = appendClones(st.msgs, msgs)
+	s.sessions[session] = st
 	return nil
 }
 
@@ -131,11 +127,7 @@ func (s *InMemory) Search(ctx context.Context, session string, q Query) ([]Match
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var h []openai.ChatCompletionMessage
-	if st := s.sessions[session]; st != nil {
-		h = st.msgs
-	}
-	matches := SearchMessages(h, q)
+	matches := SearchMessages(s.sessions[session].msgs, q)
 	for i := range matches {
 		matches[i].Message = cloneMessage(matches[i].Message)
 	}
