@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/maphash"
 	"strings"
@@ -294,7 +295,7 @@ func schemaProperties(params any) []schemaProperty {
 	if json.Unmarshal(raw, &root) != nil || len(root.Properties) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(string(root.Properties)))
+	dec := json.NewDecoder(bytes.NewReader(root.Properties))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
@@ -316,10 +317,7 @@ func schemaProperties(params any) []schemaProperty {
 			return out
 		}
 		sp := schemaProperty{name: name, description: p.Description}
-		var typ string
-		if json.Unmarshal(p.Type, &typ) == nil {
-			sp.typ = typ
-		} else {
+		if json.Unmarshal(p.Type, &sp.typ) != nil { // a type that is not a string counts as its JSON
 			sp.typ = string(p.Type)
 		}
 		for _, e := range p.Enum {
