@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"slices"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -21,12 +22,7 @@ import (
 //		memory.Window(memory.WindowOptions{Budget: 100_000}),
 //	)
 func Chain(strategies ...agentkit.ContextStrategy) agentkit.ContextStrategy {
-	var list []agentkit.ContextStrategy
-	for _, s := range strategies {
-		if s != nil {
-			list = append(list, s)
-		}
-	}
+	list := slices.DeleteFunc(slices.Clone(strategies), func(s agentkit.ContextStrategy) bool { return s == nil })
 	return agentkit.ContextStrategyFunc(func(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
 		for _, s := range list {
 			var err error

@@ -34,28 +34,18 @@ type clearResults struct{ keep int }
 
 func (c clearResults) Apply(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
 	l := newLayout(msgs)
-	if l.first < 0 {
-		return clip3(msgs), nil
-	}
-	end := l.start(l.keepFrom(c.keep))
-	if l.keepFrom(c.keep) == 0 {
-		return clip3(msgs), nil
-	}
+	u := l.keepFrom(c.keep) // 0 when there are no more than keep turns, or none
 	var out []openai.ChatCompletionMessage
-	for i := l.first + 1; i < end; i++ {
-		m := &msgs[i]
-		if m.Role != openai.ChatMessageRoleTool {
+	for i := l.first + 1; u > 0 && i < l.start(u); i++ {
+		if msgs[i].Role != openai.ChatMessageRoleTool {
 			continue
 		}
-		placeholder, ok := cleared(m)
-		if !ok {
-			continue
+		if placeholder, ok := cleared(&msgs[i]); ok {
+			if out == nil {
+				out = append(make([]openai.ChatCompletionMessage, 0, len(msgs)), msgs...)
+			}
+			out[i].Content, out[i].MultiContent = placeholder, nil
 		}
-		if out == nil {
-			out = make([]openai.ChatCompletionMessage, len(msgs))
-			copy(out, msgs)
-		}
-		out[i].Content, out[i].MultiContent = placeholder, nil
 	}
 	if out == nil {
 		return clip3(msgs), nil

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/maphash"
 	"strings"
@@ -25,6 +26,15 @@ const (
 	// stands for every image whose size we do not know.
 	tokensImageLow  = 85
 	tokensImageHigh = 765
+	// OpenAI's billing of function definitions (see Counter.Tools): only the framing of a
+	// function differs between the tokenizer generations.
+	toolsFuncInitO200k  = 7
+	toolsFuncInitCl100k = 10
+	toolsPropInit       = 3
+	toolsPropKey        = 3
+	toolsEnumInit       = -3
+	toolsEnumItem       = 3
+	toolsFuncEnd        = 12
 )
 
 // counterCacheSize bounds the per-message cache: past it the cache is emptied and refilled.
@@ -39,8 +49,6 @@ const counterCacheSize = 1 << 15
 // zero Counter has no tokenizer: it estimates one token per 4 bytes of text.
 type Counter struct {
 	codec tokenizer.Codec // nil: bytes/4
-	enc   string
-	calls callCosts
 
 	seedOnce sync.Once
 	seed     maphash.Seed
@@ -48,17 +56,6 @@ type Counter struct {
 	mu    sync.Mutex
 	cache map[uint64]int
 }
-
-// callCosts are the constants of OpenAI's billing of function definitions, which differ
-// between tokenizer generations.
-type callCosts struct {
-	funcInit, propInit, propKey, enumInit, enumItem, funcEnd int
-}
-
-var (
-	o200kCosts  = callCosts{funcInit: 7, propInit: 3, propKey: 3, enumInit: -3, enumItem: 3, funcEnd: 12}
-	cl100kCosts = callCosts{funcInit: 10, propInit: 3, propKey: 3, enumInit: -3, enumItem: 3, funcEnd: 12}
-)
 
 // NewCounter returns a Counter for model, with the tokenizer of its family:
 //
@@ -75,16 +72,11 @@ var (
 // A provider prefix ("openai/gpt-4o") and a fine-tune prefix ("ft:gpt-4o-mini:…") are
 // ignored. [Counter.Encoding] says which tokenizer was picked.
 func NewCounter(model string) *Counter {
-	enc := encodingFor(model)
-	codec, err := tokenizer.Get(enc)
+	codec, err := tokenizer.Get(encodingFor(model))
 	if err != nil { // cannot happen for the two encodings above; fall back to the estimate
 		return &Counter{}
 	}
-	calls := cl100kCosts
-	if enc == tokenizer.O200kBase {
-		calls = o200kCosts
-	}
-	return &Counter{codec: codec, enc: string(enc), calls: calls}
+	return &Counter{codec: codec}
 }
 
 // encodingFor returns the tokenizer of a model name.
@@ -102,13 +94,10 @@ func encodingFor(model string) tokenizer.Encoding {
 		}
 		return false
 	}
-	switch {
-	case family("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-oss", "o1", "o3", "o4"):
+	if family("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-oss", "o1", "o3", "o4") {
 		return tokenizer.O200kBase
-	case family("gpt-4", "gpt-3.5", "gpt-35", "text-embedding-ada", "text-embedding-3"):
-		return tokenizer.Cl100kBase
 	}
-	return tokenizer.Cl100kBase
+	return tokenizer.Cl100kBase // gpt-4, gpt-3.5-turbo, the embedding models, and the estimate
 }
 
 // Encoding returns the name of the tokenizer: "o200k_base", "cl100k_base", or "bytes/4" for
@@ -117,7 +106,7 @@ func (c *Counter) Encoding() string {
 	if c.codec == nil {
 		return "bytes/4"
 	}
-	return c.enc
+	return c.codec.GetName()
 }
 
 // Text returns the number of tokens of s.
@@ -139,7 +128,12 @@ func (c *Counter) Messages(msgs []openai.ChatCompletionMessage) int {
 	if len(msgs) == 0 {
 		return 0
 	}
-	n := tokensReply
+	return tokensReply + c.sum(msgs)
+}
+
+// sum returns the tokens of msgs without the 3 that prime the reply: a part of a request.
+func (c *Counter) sum(msgs []openai.ChatCompletionMessage) int {
+	n := 0
 	for i := range msgs {
 		n += c.message(&msgs[i])
 	}
@@ -176,44 +170,37 @@ func (c *Counter) message(m *openai.ChatCompletionMessage) int {
 	return n
 }
 
-// key hashes what the count of m depends on. The seed is made on first use, so that the
-// zero Counter works.
+// key hashes what the count of m depends on: the texts and the fixed tokens of [parts]. The
+// seed is made on first use, so that the zero Counter works.
 func (c *Counter) key(m *openai.ChatCompletionMessage) uint64 {
 	c.seedOnce.Do(func() { c.seed = maphash.MakeSeed() })
 	var h maphash.Hash
 	h.SetSeed(c.seed)
-	str := func(s string) {
+	fixed := parts(m, func(s string) {
 		h.WriteString(s)
 		h.WriteByte(0)
-	}
-	str(m.Role)
-	str(m.Content)
-	str(m.Name)
-	str(m.Refusal)
-	str(m.ReasoningContent)
-	for _, p := range m.MultiContent {
-		str(string(p.Type))
-		str(p.Text)
-		if p.ImageURL != nil {
-			str(string(p.ImageURL.Detail))
-		}
-	}
-	for _, tc := range m.ToolCalls {
-		str(tc.Function.Name)
-		str(tc.Function.Arguments)
-	}
-	if m.FunctionCall != nil {
-		str(m.FunctionCall.Name)
-		str(m.FunctionCall.Arguments)
-	}
+	})
+	maphash.WriteComparable(&h, fixed)
 	return h.Sum64()
 }
 
 func (c *Counter) count(m *openai.ChatCompletionMessage) int {
+	text := 0
+	fixed := parts(m, func(s string) { text += c.Text(s) })
+	return fixed + text
+}
+
+// parts passes every text of m that is counted to text, and returns the tokens of the rest:
+// the framing, the name's, the images', the tool calls'. The count and the cache key are
+// both made from it, so the key always covers what the count depends on.
+func parts(m *openai.ChatCompletionMessage, text func(string)) int {
 	n := tokensPerMessage + tokensPerRole
-	n += c.Text(m.Content) + c.Text(m.Refusal) + c.Text(m.ReasoningContent)
+	text(m.Content)
+	text(m.Refusal)
+	text(m.ReasoningContent)
 	if m.Name != "" {
-		n += c.Text(m.Name) + tokensPerName
+		n += tokensPerName
+		text(m.Name)
 	}
 	for _, p := range m.MultiContent {
 		switch {
@@ -222,14 +209,18 @@ func (c *Counter) count(m *openai.ChatCompletionMessage) int {
 		case p.Type == openai.ChatMessagePartTypeImageURL:
 			n += tokensImageHigh
 		default:
-			n += c.Text(p.Text)
+			text(p.Text)
 		}
 	}
 	for _, tc := range m.ToolCalls {
-		n += tokensPerToolCall + c.Text(tc.Function.Name) + c.Text(tc.Function.Arguments)
+		n += tokensPerToolCall
+		text(tc.Function.Name)
+		text(tc.Function.Arguments)
 	}
 	if m.FunctionCall != nil {
-		n += tokensPerToolCall + c.Text(m.FunctionCall.Name) + c.Text(m.FunctionCall.Arguments)
+		n += tokensPerToolCall
+		text(m.FunctionCall.Name)
+		text(m.FunctionCall.Arguments)
 	}
 	return n
 }
@@ -248,9 +239,9 @@ func (c *Counter) Request(req openai.ChatCompletionRequest) int {
 // for gpt-4, see the tests), but OpenAI does not publish its rendering, and other providers
 // render tools into the prompt in their own ways.
 func (c *Counter) Tools(defs []openai.Tool) int {
-	costs := c.calls
-	if c.codec == nil {
-		costs = cl100kCosts
+	funcInit := toolsFuncInitCl100k
+	if c.Encoding() == string(tokenizer.O200kBase) {
+		funcInit = toolsFuncInitO200k
 	}
 	n := 0
 	for _, d := range defs {
@@ -258,18 +249,18 @@ func (c *Counter) Tools(defs []openai.Tool) int {
 			continue
 		}
 		f := d.Function
-		n += costs.funcInit
+		n += funcInit
 		n += c.Text(f.Name + ":" + strings.TrimSuffix(f.Description, "."))
 		props := schemaProperties(f.Parameters)
 		if len(props) > 0 {
-			n += costs.propInit
+			n += toolsPropInit
 		}
 		for _, p := range props {
-			n += costs.propKey
+			n += toolsPropKey
 			if len(p.enum) > 0 {
-				n += costs.enumInit
+				n += toolsEnumInit
 				for _, e := range p.enum {
-					n += costs.enumItem + c.Text(e)
+					n += toolsEnumItem + c.Text(e)
 				}
 			}
 			n += c.Text(p.name + ":" + p.typ + ":" + strings.TrimSuffix(p.description, "."))
@@ -277,7 +268,7 @@ func (c *Counter) Tools(defs []openai.Tool) int {
 		}
 	}
 	if n > 0 {
-		n += costs.funcEnd
+		n += toolsFuncEnd
 	}
 	return n
 }
@@ -304,7 +295,7 @@ func schemaProperties(params any) []schemaProperty {
 	if json.Unmarshal(raw, &root) != nil || len(root.Properties) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(string(root.Properties)))
+	dec := json.NewDecoder(bytes.NewReader(root.Properties))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
@@ -326,10 +317,7 @@ func schemaProperties(params any) []schemaProperty {
 			return out
 		}
 		sp := schemaProperty{name: name, description: p.Description}
-		var typ string
-		if json.Unmarshal(p.Type, &typ) == nil {
-			sp.typ = typ
-		} else {
+		if json.Unmarshal(p.Type, &sp.typ) != nil { // a type that is not a string counts as its JSON
 			sp.typ = string(p.Type)
 		}
 		for _, e := range p.Enum {

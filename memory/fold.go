@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -170,12 +171,8 @@ func (f *fold) Apply(ctx context.Context, session string, msgs []openai.ChatComp
 	unitTokens := make([]int, len(l.units)-u0)
 	rest := 0
 	for u := u0; u < len(l.units); u++ {
-		n := 0
-		for i := l.start(u); i < l.start(u+1); i++ {
-			n += c.message(&msgs[i])
-		}
-		unitTokens[u-u0] = n
-		rest += n
+		unitTokens[u-u0] = c.sum(msgs[l.start(u):l.start(u+1)])
+		rest += unitTokens[u-u0]
 	}
 	before := base + sumTokens + rest
 	if before <= f.opts.Trigger {
@@ -244,11 +241,7 @@ func (f *fold) view(msgs []openai.ChatCompletionMessage, l *layout, sum Summary)
 	if sum.Folded == 0 {
 		return clip3(msgs)
 	}
-	from := l.first + 1 + sum.Folded
-	view := make([]openai.ChatCompletionMessage, 0, l.first+2+len(msgs)-from)
-	view = append(view, msgs[:l.first+1]...)
-	view = append(view, summaryMessage(sum.Text))
-	return append(view, msgs[from:]...)
+	return slices.Concat(msgs[:l.first+1], []openai.ChatCompletionMessage{summaryMessage(sum.Text)}, msgs[l.first+1+sum.Folded:])
 }
 
 func summaryMessage(text string) openai.ChatCompletionMessage {
@@ -350,10 +343,7 @@ func fingerprint(m *openai.ChatCompletionMessage) uint64 {
 }
 
 func mix(a, b uint64) uint64 {
-	var buf [16]byte
-	binary.LittleEndian.PutUint64(buf[:8], a)
-	binary.LittleEndian.PutUint64(buf[8:], b)
 	h := fnv.New64a()
-	h.Write(buf[:])
+	h.Write(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, a), b))
 	return h.Sum64()
 }

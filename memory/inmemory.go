@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -19,7 +20,7 @@ import (
 // runs of one session are serialized, never refused.
 type InMemory struct {
 	mu        sync.RWMutex
-	sessions  map[string]*stored
+	sessions  map[string]stored // the zero stored for an unknown session
 	summaries map[string]Summary
 	locks     Locks
 }
@@ -45,21 +46,13 @@ type stored struct {
 // Load returns a copy of the session's history, with room for a few more messages (the run
 // that loads it appends its own); empty for an unknown session.
 func (s *InMemory) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("memory: loading session %q: %w", session, err)
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	st := s.sessions[session]
-	if st == nil {
-		return nil, nil
-	}
-	return appendClones(make([]openai.ChatCompletionMessage, 0, len(st.msgs)+loadRoom), st.msgs), nil
+	msgs, _, err := s.LoadRecent(ctx, session, 0)
+	return msgs, err
 }
 
 // LoadRecent returns a copy of the session's messages up to its first user message and its
 // latest turns (agentkit.RecentLoader): a load then copies what a run sends, not the whole
-// session.
+// session. turns < 1 loads the whole session.
 func (s *InMemory) LoadRecent(ctx context.Context, session string, turns int) ([]openai.ChatCompletionMessage, int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, fmt.Errorf("memory: loading session %q: %w", session, err)
@@ -67,7 +60,7 @@ func (s *InMemory) LoadRecent(ctx context.Context, session string, turns int) ([
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := s.sessions[session]
-	if st == nil {
+	if len(st.msgs) == 0 {
 		return nil, 0, nil
 	}
 	h := st.msgs
@@ -87,11 +80,7 @@ func (s *InMemory) CallIDUsed(ctx context.Context, session, id string) (bool, er
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	st := s.sessions[session]
-	if st == nil {
-		return false, nil
-	}
-	_, ok := st.ids[id]
+	_, ok := s.sessions[session].ids[id]
 	return ok, nil
 }
 
@@ -104,26 +93,25 @@ func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.Cha
 	if len(msgs) == 0 {
 		return nil
 	}
-	c := cloneMessages(msgs)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sessions == nil {
-		s.sessions = make(map[string]*stored)
+		s.sessions = make(map[string]stored)
 	}
 	st := s.sessions[session]
-	if st == nil {
-		st = &stored{ids: make(map[string]struct{})}
-		s.sessions[session] = st
+	if st.ids == nil {
+		st.ids = make(map[string]struct{})
 	}
-	for i := range c {
-		if c[i].Role == openai.ChatMessageRoleUser {
+	for i := range msgs {
+		if msgs[i].Role == openai.ChatMessageRoleUser {
 			st.users = append(st.users, len(st.msgs)+i)
 		}
-		for _, tc := range c[i].ToolCalls {
+		for _, tc := range msgs[i].ToolCalls {
 			st.ids[tc.ID] = struct{}{}
 		}
 	}
-	st.msgs = append(st.msgs, c...)
+	st.msgs = appendClones(st.msgs, msgs)
+	s.sessions[session] = st
 	return nil
 }
 
@@ -140,11 +128,7 @@ func (s *InMemory) Search(ctx context.Context, session string, q Query) ([]Match
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var h []openai.ChatCompletionMessage
-	if st := s.sessions[session]; st != nil {
-		h = st.msgs
-	}
-	matches := SearchMessages(h, q)
+	matches := SearchMessages(s.sessions[session].msgs, q)
 	for i := range matches {
 		matches[i].Message = cloneMessage(matches[i].Message)
 	}
@@ -173,4 +157,41 @@ func (s *InMemory) SaveSummary(ctx context.Context, session string, sum Summary)
 	}
 	s.summaries[session] = sum
 	return nil
+}
+
+// loadRoom is the spare capacity of a loaded history: the system prompt and the first
+// messages of the run that loads it fit without a new array.
+const loadRoom = 8
+
+// appendClones appends deep copies of msgs to dst: the caller and the store may then modify
+// their own copy without the other seeing it.
+func appendClones(dst, msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	for _, m := range msgs {
+		dst = append(dst, cloneMessage(m))
+	}
+	return dst
+}
+
+// cloneMessage copies everything m points to: tool calls and their stream indexes, parts and
+// their image URLs, the legacy function call.
+func cloneMessage(m openai.ChatCompletionMessage) openai.ChatCompletionMessage {
+	m.ToolCalls = slices.Clone(m.ToolCalls)
+	for i := range m.ToolCalls {
+		if p := m.ToolCalls[i].Index; p != nil {
+			n := *p
+			m.ToolCalls[i].Index = &n
+		}
+	}
+	m.MultiContent = slices.Clone(m.MultiContent)
+	for i := range m.MultiContent {
+		if u := m.MultiContent[i].ImageURL; u != nil {
+			c := *u
+			m.MultiContent[i].ImageURL = &c
+		}
+	}
+	if m.FunctionCall != nil {
+		f := *m.FunctionCall
+		m.FunctionCall = &f
+	}
+	return m
 }

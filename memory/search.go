@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -51,13 +52,9 @@ func SearchMessages(msgs []openai.ChatCompletionMessage, q Query) []Match {
 		limit = 5
 	}
 	phrase := strings.ToLower(strings.TrimSpace(q.Text))
-	var words []string
-	for _, w := range strings.Fields(phrase) {
-		if !slices.Contains(words, w) {
-			words = append(words, w)
-		}
-	}
-	if len(words) == 0 {
+	words := strings.Fields(phrase)
+	slices.Sort(words) // the order of the words does not matter, only that each counts once
+	if words = slices.Compact(words); len(words) == 0 {
 		return nil
 	}
 	var out []Match
@@ -89,16 +86,8 @@ func SearchMessages(msgs []openai.ChatCompletionMessage, q Query) []Match {
 		}
 		out = append(out, match)
 	}
-	slices.SortStableFunc(out, func(a, b Match) int {
-		if a.Score != b.Score {
-			return b.Score - a.Score
-		}
-		return b.Index - a.Index
-	})
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out
+	slices.SortFunc(out, func(a, b Match) int { return cmp.Or(b.Score-a.Score, b.Index-a.Index) })
+	return out[:min(len(out), limit)]
 }
 
 func writeSearchText(b *strings.Builder, m *openai.ChatCompletionMessage) {

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,29 +75,18 @@ func (s ModelSummarizer) Summarize(ctx context.Context, previous string, turns [
 	if s.Model == nil {
 		return "", errors.New("memory: ModelSummarizer has no Model")
 	}
-	prompt := s.Instructions
-	if prompt == "" {
-		prompt = DefaultSummaryPrompt
-	}
 	limit := s.MaxMessageChars
 	if limit <= 0 {
 		limit = 4000
 	}
-	var b strings.Builder
-	b.WriteString("Previous summary:\n")
 	if strings.TrimSpace(previous) == "" {
-		b.WriteString("(none yet)\n")
-	} else {
-		b.WriteString(previous)
-		b.WriteString("\n")
+		previous = "(none yet)"
 	}
-	b.WriteString("\nMessages to fold into it:\n")
-	b.WriteString(RenderTurns(turns, limit))
 	resp, err := s.Model.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
 		Model: s.ModelName,
 		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: prompt},
-			{Role: openai.ChatMessageRoleUser, Content: b.String()},
+			{Role: openai.ChatMessageRoleSystem, Content: cmp.Or(s.Instructions, DefaultSummaryPrompt)},
+			{Role: openai.ChatMessageRoleUser, Content: "Previous summary:\n" + previous + "\n\nMessages to fold into it:\n" + RenderTurns(turns, limit)},
 		},
 		MaxCompletionTokens: s.MaxTokens,
 	})
@@ -134,11 +124,7 @@ func RenderTurns(msgs []openai.ChatCompletionMessage, limit int) string {
 		text = strings.TrimSpace(cut(text, limit))
 		switch m.Role {
 		case openai.ChatMessageRoleTool:
-			name := names[m.ToolCallID]
-			if name == "" {
-				name = "unknown tool"
-			}
-			fmt.Fprintf(&b, "[tool result of %s] %s\n", name, text)
+			fmt.Fprintf(&b, "[tool result of %s] %s\n", cmp.Or(names[m.ToolCallID], "unknown tool"), text)
 		default:
 			if text != "" {
 				fmt.Fprintf(&b, "[%s] %s\n", m.Role, text)
@@ -159,7 +145,6 @@ func cut(s string, limit int) string {
 		return s
 	}
 	r := []rune(s)
-	head := limit - limit/3
-	tail := limit / 3
+	head, tail := limit-limit/3, limit/3
 	return string(r[:head]) + fmt.Sprintf(" …[%d characters omitted]… ", n-head-tail) + string(r[n-tail:])
 }

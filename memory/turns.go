@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"slices"
+
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -22,15 +24,14 @@ type layout struct {
 func newLayout(msgs []openai.ChatCompletionMessage) layout {
 	l := layout{first: -1, n: len(msgs)}
 	for i := range msgs {
-		if msgs[i].Role != openai.ChatMessageRoleUser {
-			continue
-		}
-		if l.first < 0 {
+		switch {
+		case msgs[i].Role != openai.ChatMessageRoleUser:
+		case l.first < 0:
 			l.first = i
 			l.units = append(l.units, i+1)
-			continue
+		default:
+			l.units = append(l.units, i)
 		}
-		l.units = append(l.units, i)
 	}
 	return l
 }
@@ -54,17 +55,8 @@ func (l *layout) unitAt(i int) int {
 	if i == l.n {
 		return len(l.units)
 	}
-	lo, hi := 0, len(l.units)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if l.units[m] < i {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(l.units) && l.units[lo] == i {
-		return lo
+	if u, ok := slices.BinarySearch(l.units, i); ok {
+		return u
 	}
 	return -1
 }

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -46,48 +47,40 @@ func Window(opts WindowOptions) agentkit.ContextStrategy {
 	if opts.Budget < 0 || opts.MaxTurns < 0 || opts.Budget == 0 && opts.MaxTurns == 0 {
 		panic("memory.Window: set a positive Budget or MaxTurns, got Budget " + strconv.Itoa(opts.Budget) + ", MaxTurns " + strconv.Itoa(opts.MaxTurns))
 	}
-	w := &window{budget: opts.Budget, counter: opts.Counter, turns: opts.MaxTurns}
-	if w.counter == nil && w.budget > 0 {
-		w.counter = NewCounter("")
+	if opts.Counter == nil && opts.Budget > 0 {
+		opts.Counter = NewCounter("")
 	}
-	return w
+	return &window{opts}
 }
 
 // TurnLimit returns MaxTurns: a view never carries more turns (agentkit.TurnLimiter).
-func (w *window) TurnLimit() int { return w.turns }
+func (w *window) TurnLimit() int { return w.opts.MaxTurns }
 
-type window struct {
-	budget  int // 0: none
-	counter *Counter
-	turns   int // 0: no limit
-}
+type window struct{ opts WindowOptions }
 
 func (w *window) Apply(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
 	l := newLayout(msgs)
 	if l.first < 0 || len(l.units) == 0 {
-		if w.budget > 0 {
-			if n := w.counter.Messages(msgs); n > w.budget {
-				return nil, fmt.Errorf("%w: window: the history has no turn to drop and needs %d tokens, the budget is %d", ErrBudgetTooSmall, n, w.budget)
+		if w.opts.Budget > 0 {
+			if n := w.opts.Counter.Messages(msgs); n > w.opts.Budget {
+				return nil, fmt.Errorf("%w: window: the history has no turn to drop and needs %d tokens, the budget is %d", ErrBudgetTooSmall, n, w.opts.Budget)
 			}
 		}
 		return clip3(msgs), nil
 	}
 	from := 0 // the first unit kept
-	if w.turns > 0 {
-		from = l.keepFrom(w.turns)
+	if w.opts.MaxTurns > 0 {
+		from = l.keepFrom(w.opts.MaxTurns)
 	}
-	if w.budget > 0 {
-		kept := w.counter.Messages(msgs[:l.first+1])
+	if w.opts.Budget > 0 {
+		kept := w.opts.Counter.Messages(msgs[:l.first+1])
 		first := from
 		from = len(l.units)
 		for u := len(l.units) - 1; u >= first; u-- {
-			n := 0
-			for i := l.start(u); i < l.start(u+1); i++ {
-				n += w.counter.message(&msgs[i])
-			}
-			if kept+n > w.budget {
+			n := w.opts.Counter.sum(msgs[l.start(u):l.start(u+1)])
+			if kept+n > w.opts.Budget {
 				if u == len(l.units)-1 {
-					return nil, fmt.Errorf("%w: window: the system prompt, the first user message and the latest turn need %d tokens, the budget is %d", ErrBudgetTooSmall, kept+n, w.budget)
+					return nil, fmt.Errorf("%w: window: the system prompt, the first user message and the latest turn need %d tokens, the budget is %d", ErrBudgetTooSmall, kept+n, w.opts.Budget)
 				}
 				break
 			}
@@ -100,9 +93,7 @@ func (w *window) Apply(ctx context.Context, session string, msgs []openai.ChatCo
 		// holds no more than the window sends.
 		return clip3(msgs), nil
 	}
-	view := make([]openai.ChatCompletionMessage, 0, l.first+1+len(msgs)-l.start(from))
-	view = append(view, msgs[:l.first+1]...)
-	return append(view, msgs[l.start(from):]...), nil
+	return slices.Concat(msgs[:l.first+1], msgs[l.start(from):]), nil
 }
 
 // clip3 returns msgs with no spare capacity, so that appending to a view never writes into
