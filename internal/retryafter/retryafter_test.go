@@ -1,4 +1,4 @@
-package middleware
+package retryafter
 
 import (
 	"math"
@@ -8,8 +8,8 @@ import (
 
 // TestParseRetryAfter: the longer a server asks us to wait, the longer the wait read, up to
 // the longest Duration: a huge Retry-After is never read as absent (issue 14 #6), so
-// ModelRetry's MaxRetryAfter ends the retries instead of retrying at once.
-func TestParseRetryAfter(t *testing.T) {
+// middleware.ModelRetry's MaxRetryAfter ends the retries instead of retrying at once.
+func TestParse(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	const longest = time.Duration(math.MaxInt64)
 	tests := []struct {
@@ -37,9 +37,9 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := parseRetryAfter(tt.after, tt.ms, now)
+			got, ok := Parse(tt.after, tt.ms, now)
 			if got != tt.want || ok != tt.wantAskedWait {
-				t.Errorf("parseRetryAfter(%q, %q) = %s, %v; want %s, %v", tt.after, tt.ms, got, ok, tt.want, tt.wantAskedWait)
+				t.Errorf("Parse(%q, %q) = %s, %v; want %s, %v", tt.after, tt.ms, got, ok, tt.want, tt.wantAskedWait)
 			}
 		})
 	}
