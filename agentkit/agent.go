@@ -127,6 +127,9 @@ func New(model Model, opts *Options) *Agent {
 	o.Middleware = append([]tool.Middleware(nil), o.Middleware...)
 	o.RunMiddleware = append([]RunMiddleware(nil), o.RunMiddleware...)
 	o.ModelMiddleware = append([]ModelMiddleware(nil), o.ModelMiddleware...)
+	if !sendsExtras(model) {
+		model = WrapModel(model, stripExtras{})
+	}
 	model = WrapModel(model, o.ModelMiddleware...)
 	a := &Agent{call: model.CreateChatCompletion, opts: o, byName: make(map[string]*tool.Tool, len(o.Tools))}
 	if sm, ok := model.(StreamingModel); ok {

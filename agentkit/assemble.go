@@ -105,6 +105,7 @@ type Assembler struct {
 	usage     openai.Usage
 	hasUsage  bool
 	dropped   int
+	extras    *openai.FunctionCall // the provider extras a chunk carried (see ProviderExtras)
 }
 
 // asmCall is a tool call being assembled.
@@ -149,6 +150,10 @@ func (a *Assembler) Add(dst []Delta, chunk openai.ChatCompletionStreamResponse) 
 		}
 		if c.FinishReason != "" {
 			a.finish = c.FinishReason
+		}
+		if isExtras(d.FunctionCall) {
+			fc := *d.FunctionCall
+			a.extras = &fc
 		}
 	}
 	return dst
@@ -269,8 +274,8 @@ func (a *Assembler) Call(i int) openai.ToolCall {
 // The message has role assistant (or the role the stream announced), the content, the
 // reasoning in ReasoningContent, the refusal, and the tool calls in the order they began,
 // each with type "function", no index, the id as received (possibly empty) and the
-// arguments as received, valid JSON or not. The message shares no memory with the
-// Assembler.
+// arguments as received, valid JSON or not, and the [ProviderExtras] a chunk carried (the
+// last one that did). The message shares no memory with the Assembler.
 func (a *Assembler) Finish(dst []Delta) ([]Delta, openai.ChatCompletionMessage, openai.FinishReason, *openai.Usage) {
 	for k := range a.calls {
 		if !a.calls[k].done {
@@ -278,6 +283,10 @@ func (a *Assembler) Finish(dst []Delta) ([]Delta, openai.ChatCompletionMessage, 
 		}
 	}
 	msg := a.text()
+	if a.extras != nil {
+		fc := *a.extras
+		msg.FunctionCall = &fc
+	}
 	if len(a.calls) > 0 {
 		msg.ToolCalls = make([]openai.ToolCall, len(a.calls))
 		for k := range a.calls {

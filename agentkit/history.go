@@ -69,7 +69,8 @@ func (e *HistoryError) Error() string {
 // history stays valid when BaseURL changes:
 //
 //  1. Roles are system, developer, user, assistant and tool. Any other role is a problem,
-//     including the legacy "function" role; so is the legacy FunctionCall field. (Some
+//     including the legacy "function" role; so is the legacy FunctionCall field, unless it
+//     carries an assistant message's [ProviderExtras]. (Some
 //     compatible servers want system instead of developer: that is the caller's choice.)
 //  2. A system, developer or user message has content: a non-empty Content, or a
 //     MultiContent part with text or an image URL (go-openai omits an empty content field,
@@ -150,7 +151,10 @@ func (v *validator) common(i int, m *openai.ChatCompletionMessage) {
 	if slices.ContainsFunc(m.MultiContent, partEmpty) {
 		v.add(i, "", "message has an empty MultiContent part, which go-openai sends without its text or URL")
 	}
-	if m.FunctionCall != nil {
+	switch {
+	case isExtras(m.FunctionCall) && m.Role != openai.ChatMessageRoleAssistant:
+		v.add(i, "", m.Role+" message carries provider extras; only assistant messages may")
+	case m.FunctionCall != nil && !isExtras(m.FunctionCall):
 		v.add(i, "", "message uses the legacy function_call field, which is not supported: use tool calls")
 	}
 	if m.Role != openai.ChatMessageRoleAssistant && len(m.ToolCalls) > 0 {

@@ -64,37 +64,63 @@ func (f CallMiddlewareFunc) WrapStream(next StreamFunc) StreamFunc { return next
 // WrapModel returns m with mws around its calls, the first outermost, as Options.ModelMiddleware
 // wraps an Agent's model: a Model for code outside an Agent (the model of a
 // memory.ModelSummarizer, say) with the same retries and timeouts. The result is a
-// StreamingModel when m is one.
+// StreamingModel when m is one, and sends provider extras when m does ([ExtrasModel]).
 func WrapModel(m Model, mws ...ModelMiddleware) Model {
-	w := wrappedModel{call: m.CreateChatCompletion}
+	w := wrappedModel{call: m.CreateChatCompletion, extras: sendsExtras(m)}
+	var stream StreamFunc
 	if sm, ok := m.(StreamingModel); ok {
-		w.stream = sm.CreateChatCompletionStream
+		stream = sm.CreateChatCompletionStream
 	}
 	for i := len(mws) - 1; i >= 0; i-- {
 		if mw := mws[i]; mw != nil {
 			w.call = mw.WrapCall(w.call)
-			if w.stream != nil {
-				w.stream = mw.WrapStream(w.stream)
+			if stream != nil {
+				stream = mw.WrapStream(stream)
 			}
 		}
 	}
-	if w.stream == nil {
-		return ModelFunc(w.call)
+	if stream == nil {
+		return w
 	}
-	return w
+	return wrappedStreamingModel{w, stream}
 }
 
 type wrappedModel struct {
 	call   CallFunc
-	stream StreamFunc
+	extras bool
 }
 
 func (w wrappedModel) CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	return w.call(ctx, req)
 }
 
-func (w wrappedModel) CreateChatCompletionStream(ctx context.Context, req openai.ChatCompletionRequest) (Stream, error) {
+func (w wrappedModel) SendsExtras() bool { return w.extras }
+
+type wrappedStreamingModel struct {
+	wrappedModel
+	stream StreamFunc
+}
+
+func (w wrappedStreamingModel) CreateChatCompletionStream(ctx context.Context, req openai.ChatCompletionRequest) (Stream, error) {
 	return w.stream(ctx, req)
+}
+
+// stripExtras is the innermost middleware of an Agent whose model does not send provider
+// extras: it removes them from the request, so that the model never sends a function_call.
+type stripExtras struct{}
+
+func (stripExtras) WrapCall(next CallFunc) CallFunc {
+	return func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		req.Messages = withoutExtras(req.Messages)
+		return next(ctx, req)
+	}
+}
+
+func (stripExtras) WrapStream(next StreamFunc) StreamFunc {
+	return func(ctx context.Context, req openai.ChatCompletionRequest) (Stream, error) {
+		req.Messages = withoutExtras(req.Messages)
+		return next(ctx, req)
+	}
 }
 
 // WireZeroTemperature is the temperature sent when the wanted temperature is 0.

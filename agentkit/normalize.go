@@ -18,7 +18,9 @@ import (
 // The message as received stays in Result.Steps.
 func (r *run) normalize(ctx context.Context, t *turn, m openai.ChatCompletionMessage) openai.ChatCompletionMessage {
 	m.Role = openai.ChatMessageRoleAssistant
-	m.FunctionCall = nil // legacy function calling: never replayed
+	if !isExtras(m.FunctionCall) {
+		m.FunctionCall = nil // legacy function calling: never replayed
+	}
 	m.ToolCallID = ""
 	if len(m.MultiContent) > 0 { // go-openai refuses to send both: Content becomes the first part
 		m.MultiContent = nonEmptyParts(append([]openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: m.Content}}, m.MultiContent...))

@@ -1,6 +1,7 @@
 package agentkit
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"unicode/utf8"
@@ -18,7 +19,8 @@ import (
 //   - Messages with an unknown or legacy "function" role, and system, developer, user or
 //     assistant messages without content (an assistant message keeps its valid tool
 //     calls), are dropped.
-//   - The legacy FunctionCall field is removed; ToolCalls outside assistant messages and
+//   - The legacy FunctionCall field is removed (an assistant message keeps its
+//     [ProviderExtras], and the extras of the tool calls it keeps); ToolCalls outside assistant messages and
 //     ToolCallID outside tool messages are cleared; empty MultiContent parts are removed; a
 //     Content set alongside MultiContent is moved into MultiContent as its first text part.
 //   - A tool call without a function name is dropped, with its answer. A call whose type is
@@ -119,7 +121,11 @@ func (r *repairer) common(i int, m *openai.ChatCompletionMessage) {
 			m.Content = ""
 		}
 	}
-	if m.FunctionCall != nil {
+	switch {
+	case isExtras(m.FunctionCall) && m.Role != openai.ChatMessageRoleAssistant:
+		r.fix(i, "", "removed the provider extras of a %s message", m.Role)
+		m.FunctionCall = nil
+	case m.FunctionCall != nil && !isExtras(m.FunctionCall):
 		r.fix(i, "", "removed the legacy function_call")
 		m.FunctionCall = nil
 	}
@@ -146,6 +152,7 @@ func (r *repairer) turn(i int, a openai.ChatCompletionMessage, block []openai.Ch
 	calls, tcs, changed := r.mendCalls(i, a.ToolCalls)
 	r.matchAnswers(i, tcs, block)
 	if changed {
+		a = keptCallExtras(a, tcs, len(calls))
 		a.ToolCalls = calls
 	}
 	if len(calls) == 0 {
@@ -157,6 +164,26 @@ func (r *repairer) turn(i int, a openai.ChatCompletionMessage, block []openai.Ch
 	}
 	r.out = append(r.out, a)
 	r.writeBlock(i, calls, tcs, block)
+}
+
+// keptCallExtras returns a with the extras of its tool calls those of the n calls kept, in
+// the order tcs gives them.
+func keptCallExtras(a openai.ChatCompletionMessage, tcs []turnCall, n int) openai.ChatCompletionMessage {
+	e, ok := Extras(a)
+	if !ok || len(e.ToolCalls) != len(tcs) {
+		return a
+	}
+	kept := make([]map[string]json.RawMessage, n)
+	for c, tc := range tcs {
+		if tc.keep {
+			kept[tc.newCall] = e.ToolCalls[c]
+		}
+	}
+	e.ToolCalls = kept
+	if !slices.ContainsFunc(kept, func(x map[string]json.RawMessage) bool { return x != nil }) {
+		e.ToolCalls = nil
+	}
+	return SetExtras(a, e)
 }
 
 // mendCalls repairs the tool calls of message i: it drops those without a name, and gives the
