@@ -276,15 +276,7 @@ func strictObject(o *object, path string, root bool) error {
 		props = &object{}
 		o.set("properties", props)
 	}
-	wasRequired := map[string]bool{}
-	if req, ok := o.get("required"); ok {
-		list, _ := req.([]any)
-		for _, r := range list {
-			if s, ok := r.(string); ok {
-				wasRequired[s] = true
-			}
-		}
-	}
+	wasRequired := requiredSet(o)
 	required := make([]any, 0, len(props.members))
 	for i, m := range props.members {
 		p := joinPath(path, m.key)
@@ -392,6 +384,19 @@ func nullablePair(v any) bool {
 		}
 	}
 	return nulls == 1
+}
+
+// requiredSet returns the names schema o's required keyword lists.
+func requiredSet(o *object) map[string]bool {
+	set := map[string]bool{}
+	req, _ := o.get("required")
+	list, _ := req.([]any)
+	for _, r := range list {
+		if s, ok := r.(string); ok {
+			set[s] = true
+		}
+	}
+	return set
 }
 
 // schemaTypes returns the types named by schema o's type keyword.

@@ -84,15 +84,7 @@ func relaxOptional(v any) {
 		if props == nil {
 			return
 		}
-		required := map[string]bool{}
-		if req, ok := v.get("required"); ok {
-			list, _ := req.([]any)
-			for _, r := range list {
-				if s, ok := r.(string); ok {
-					required[s] = true
-				}
-			}
-		}
+		required := requiredSet(v)
 		for i, m := range props.members {
 			if po, ok := m.value.(*object); ok && !required[m.key] {
 				props.members[i].value = nullable(po)
