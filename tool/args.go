@@ -14,9 +14,6 @@ import (
 // Options.ArgumentLimit is zero.
 const DefaultArgumentLimit = 64 << 10
 
-// maxRepairDepth caps the nesting of text sent to the repairer, which recurses per level.
-const maxRepairDepth = maxDepth
-
 // maxRepairerInput caps the text given to the repairer, whose time grows with the square of
 // its input: 3 s for 64 KiB of missing commas, 50 ms for 8 KiB.
 const maxRepairerInput = 8 << 10
@@ -98,16 +95,10 @@ func DecodeArguments(raw string, limit int) (obj []byte, repair string, err erro
 // repairArguments unwraps the object in s, the argument text trimmed of JSON whitespace,
 // starting at byte base of what the model sent, and repairs it.
 func repairArguments(s string, base int) (obj []byte, repair string, err error) {
-	if !utf8.ValidString(s) {
-		i := 0
-		for i < len(s) {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				break
-			}
-			i += n
+	for i, r := range s {
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			return nil, "", fmt.Errorf("arguments are not valid UTF-8 text (byte %d)", base+i)
 		}
-		return nil, "", fmt.Errorf("arguments are not valid UTF-8 text (byte %d)", base+i)
 	}
 	s, base, fx := trimAround(s, base)
 	if s == "" || s == "null" {

@@ -18,8 +18,8 @@ import (
 // repairObject repairs src, text that starts with '{' at byte base of what the model sent.
 func repairObject(src string, base int, fx notes) ([]byte, string, error) {
 	r := readObject(src)
-	if r.depth > maxRepairDepth {
-		return nil, "", fmt.Errorf("arguments nest deeper than %d levels", maxRepairDepth)
+	if r.depth > maxDepth { // the repairer recurses per level
+		return nil, "", fmt.Errorf("arguments nest deeper than %d levels", maxDepth)
 	}
 	if r.end >= 0 {
 		rest := strings.TrimLeft(src[r.end:], " \t\r\n")
@@ -257,14 +257,9 @@ func describeRepairError(src string, base int, err error) error {
 	if !errors.As(err, &re) {
 		return errors.New("the arguments are malformed JSON that cannot be repaired safely")
 	}
-	// Position counts runes of src.
-	at, n := len(src), 0
-	for i := range src {
-		if n == re.Position {
-			at = i
-			break
-		}
-		n++
+	at := len(src) // Position counts runes of src, which is valid UTF-8
+	if runes := []rune(src); re.Position >= 0 && re.Position < len(runes) {
+		at = len(string(runes[:re.Position]))
 	}
 	var what string
 	switch {
