@@ -181,29 +181,26 @@ func (c *typeChecker) check(t reflect.Type, path string) error {
 	c.onPath[t] = true
 	defer delete(c.onPath, t)
 	var err error
-	switch t.Kind() {
-	case reflect.Bool, reflect.String,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-	case reflect.Array:
+	switch k := t.Kind(); {
+	case k == reflect.Bool, k == reflect.String, isNumberKind(k):
+	case k == reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return fieldError(path, "a byte array decodes from a base64 string, which its schema (an array of integers) does not say: use []byte or an array of int")
 		}
 		err = c.check(t.Elem(), path+"[]")
-	case reflect.Slice:
+	case k == reflect.Slice:
 		err = c.check(t.Elem(), path+"[]")
-	case reflect.Map:
+	case k == reflect.Map:
 		if !validMapKey(t.Key()) {
 			return fieldError(path, "map key type %s cannot be decoded from a JSON object key", t.Key())
 		}
 		err = c.check(t.Elem(), path+"[]")
-	case reflect.Struct:
+	case k == reflect.Struct:
 		err = c.checkStruct(t, path)
-	case reflect.Interface:
+	case k == reflect.Interface:
 		return fieldError(path, "interface types cannot be described (%s): a model cannot be told what to send; use a concrete type", t)
 	default: // chan, func, complex, uintptr, unsafe.Pointer
-		return fieldError(path, "%s types cannot be described", kindName(t.Kind()))
+		return fieldError(path, "%s types cannot be described", kindName(k))
 	}
 	if err == nil {
 		c.done[t] = true
@@ -240,7 +237,6 @@ type structField struct {
 	name     string       // JSON property name
 	path     string       // Go path from the root, for errors: "Meta.Callback"
 	typ      reflect.Type // the field's type
-	pointer  bool         // the field's type is a pointer
 	required bool         // tagged `jsonschema:"required"`
 	typed    bool         // its jsonschema tag sets a type (type=, oneof_type=, anyof_type=)
 }
@@ -294,7 +290,7 @@ func jsonFields(t reflect.Type, path string, embedding []reflect.Type) ([]struct
 		if jsonTags[0] != "" {
 			name = jsonTags[0]
 		}
-		sf := structField{name: name, path: fpath, typ: f.Type, pointer: f.Type.Kind() == reflect.Pointer}
+		sf := structField{name: name, path: fpath, typ: f.Type}
 		for _, tag := range schemaTags {
 			switch {
 			case tag == "required":
@@ -355,7 +351,7 @@ func adjustSchema(s *jsonschema.Schema, t reflect.Type) {
 				p = p.OneOf[0] // `jsonschema:"nullable"`
 			}
 			adjustSchema(p, f.typ)
-			if f.pointer && !f.required {
+			if f.typ.Kind() == reflect.Pointer && !f.required {
 				s.Required = slices.DeleteFunc(s.Required, func(n string) bool { return n == f.name })
 			}
 		}

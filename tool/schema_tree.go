@@ -124,9 +124,7 @@ var (
 // every schema in schemaKeyOrder. Values that are data (enum, const, default...) keep their
 // key order.
 func encodeSchema(v any) json.RawMessage {
-	var b []byte
-	b = appendSchema(b, v)
-	return b
+	return appendSchema(nil, v)
 }
 
 func appendSchema(b []byte, v any) []byte {
@@ -149,7 +147,7 @@ func appendSchema(b []byte, v any) []byte {
 		switch {
 		case schemaKeywords[m.key]:
 			b = appendSchema(b, m.value)
-		case schemaArrayKeywords[m.key], m.key == "items":
+		case schemaArrayKeywords[m.key]:
 			b = appendSchemaArray(b, m.value)
 		case schemaMapKeywords[m.key]:
 			b = appendSchemaMap(b, m.value)

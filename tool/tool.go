@@ -183,7 +183,7 @@ func options(name string, opts []Options) (Options, error) {
 
 // build checks the name and description and compiles the schema.
 func build(name, description string, schema json.RawMessage, o Options) (*Tool, error) {
-	if !validName(name) {
+	if !namePattern.MatchString(name) {
 		return nil, fmt.Errorf("tool %q: name must match ^[a-zA-Z0-9_-]{1,64}$", name)
 	}
 	if strings.TrimSpace(description) == "" {
@@ -230,8 +230,6 @@ func build(name, description string, schema json.RawMessage, o Options) (*Tool, 
 
 // namePattern is what providers accept as a function name.
 var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
-func validName(s string) bool { return namePattern.MatchString(s) }
 
 // Name returns the tool's name.
 func (t *Tool) Name() string { return t.name }
