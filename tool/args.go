@@ -135,21 +135,16 @@ func repairArguments(s string, base int) (obj []byte, repair string, err error) 
 // trimAround removes a byte order mark and unusual whitespace around s.
 func trimAround(s string, base int) (string, int, notes) {
 	var fx notes
-	if t := strings.TrimPrefix(s, "\uFEFF"); len(t) != len(s) {
+	if t, ok := strings.CutPrefix(s, "\uFEFF"); ok {
 		fx = fx.with("removed byte order mark")
-		base += len(s) - len(t)
-		s = t
+		base, s = base+len(s)-len(t), t
 	}
-	if t := strings.TrimLeftFunc(s, unicode.IsSpace); len(t) != len(s) {
+	t := strings.TrimLeftFunc(s, unicode.IsSpace)
+	base += len(s) - len(t)
+	if t = strings.TrimRightFunc(t, unicode.IsSpace); len(t) != len(s) {
 		fx = fx.with("trimmed unusual whitespace")
-		base += len(s) - len(t)
-		s = t
 	}
-	if t := strings.TrimRightFunc(s, unicode.IsSpace); len(t) != len(s) {
-		fx = fx.with("trimmed unusual whitespace")
-		s = t
-	}
-	return s, base, fx
+	return t, base, fx
 }
 
 // decodeDoubled decodes arguments sent as a JSON string whose content is the arguments
