@@ -2,6 +2,7 @@ package tool
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -132,16 +133,18 @@ func appendSchema(b []byte, v any) []byte {
 	if !ok {
 		return appendJSON(b, v)
 	}
-	written := make([]bool, len(o.members))
+	rank := func(m member) int {
+		if i := slices.Index(schemaKeyOrder, m.key); i >= 0 {
+			return i
+		}
+		return len(schemaKeyOrder)
+	}
+	ordered := slices.SortedStableFunc(slices.Values(o.members), func(a, b member) int { return cmp.Compare(rank(a), rank(b)) })
 	b = append(b, '{')
-	first := true
-	emit := func(i int) {
-		if !first {
+	for i, m := range ordered {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		first = false
-		written[i] = true
-		m := o.members[i]
 		b = appendString(b, m.key)
 		b = append(b, ':')
 		switch {
@@ -153,18 +156,6 @@ func appendSchema(b []byte, v any) []byte {
 			b = appendSchemaMap(b, m.value)
 		default:
 			b = appendJSON(b, m.value)
-		}
-	}
-	for _, k := range schemaKeyOrder {
-		for i, m := range o.members {
-			if m.key == k {
-				emit(i)
-			}
-		}
-	}
-	for i := range o.members {
-		if !written[i] {
-			emit(i)
 		}
 	}
 	return append(b, '}')
