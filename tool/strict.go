@@ -307,26 +307,17 @@ func nullable(o *object) *object {
 		o.set("anyOf", append(branches, nullSchema()))
 		return o
 	}
-	_, hasConst := o.get("const")
-	_, hasRef := o.get("$ref")
-	types := schemaTypes(o)
-	switch {
-	case hasConst || hasRef || slices.Contains(types, "object") || slices.Contains(types, "array"):
+	switch types := schemaTypes(o); {
+	case o.has("const") || o.has("$ref") || slices.Contains(types, "object") || slices.Contains(types, "array"):
 		// wrap, below
-	case len(types) == 1:
-		o.set("type", []any{types[0], "null"})
-		addNullToEnum(o)
-		return o
-	case len(types) > 1:
-		t, _ := o.get("type")
-		o.set("type", append(t.([]any), "null"))
-		addNullToEnum(o)
-		return o
-	default:
-		if _, ok := o.get("enum"); ok {
-			addNullToEnum(o)
-			return o
+	case len(types) > 0 || o.has("enum"):
+		if t, _ := o.get("type"); len(types) > 1 {
+			o.set("type", append(t.([]any), "null"))
+		} else if len(types) == 1 {
+			o.set("type", []any{types[0], "null"})
 		}
+		addNullToEnum(o)
+		return o
 	}
 	w := &object{}
 	for _, k := range []string{"title", "description"} {
