@@ -43,7 +43,7 @@ func (t *Tool) arguments(raw string) (args []byte, in any, repair string, err er
 	case err != nil:
 		return nil, nil, repair, t.invalidJSON(err)
 	}
-	if t.defaults && applyDefaults(t.validator.schema, tree, 0) {
+	if t.decode != nil && applyDefaults(t.validator.schema, tree, 0) {
 		args = encodeTree(tree)
 	}
 	if vs := t.validator.validate(tree); len(vs) > 0 {

@@ -54,9 +54,9 @@ type Tool struct {
 	limit       int
 	validator   *validator
 	shape       string
-	defaults    bool // apply the schema's defaults before validation (typed tools)
 	// decode is the decode stage of a typed tool: canonical arguments to its input, boxed;
-	// nil for a raw tool, whose function takes the canonical text.
+	// nil for a raw tool, whose function takes the canonical text (and whose schema's
+	// defaults are not applied).
 	decode func(args []byte) (any, error)
 	run    func(ctx context.Context, in any, args json.RawMessage) (value any, content string, err error)
 }
@@ -123,7 +123,6 @@ func New[In, Out any](name, description string, fn Func[In, Out], opts ...Option
 	if err := checkDefaults(t.validator.schema, "", map[*jsonschema.Schema]bool{}); err != nil {
 		panic(fmt.Errorf("tool.New %q: %w", name, err))
 	}
-	t.defaults = true
 	t.decode = func(args []byte) (any, error) {
 		var in In
 		err := decodeInto(args, &in)
