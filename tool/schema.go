@@ -152,48 +152,28 @@ func (c *typeChecker) check(t reflect.Type, path string) error {
 	if c.onPath[t] {
 		return fieldError(path, "recursive type %s cannot be described: break the cycle, or give %s a JSONSchema method", t, t)
 	}
-	switch {
+	c.onPath[t] = true
+	defer delete(c.onPath, t)
+	var err error
+	switch k := t.Kind(); {
 	case t.Implements(customSchemaType), t == timeType, t == numberType:
-		c.done[t] = true
-		return nil
 	case t.Implements(aliasSchemaType):
-		c.onPath[t] = true
-		alias := reflect.New(t).Interface().(aliasSchema).JSONSchemaAlias()
-		err := c.check(reflect.TypeOf(alias), path)
-		delete(c.onPath, t)
-		if err == nil {
-			c.done[t] = true
-		}
-		return err
+		err = c.check(reflect.TypeOf(reflect.New(t).Interface().(aliasSchema).JSONSchemaAlias()), path)
 	case t == urlType:
 		return fieldError(path, "url.URL does not decode from a JSON string: use a string with a `jsonschema:\"format=uri\"` tag")
 	case t == rawMessageType:
 		return fieldError(path, "json.RawMessage cannot be described: a model cannot be told what to send; use a concrete type")
 	case decodesFromText(t):
-		c.done[t] = true
-		return nil
 	case reflect.PointerTo(t).Implements(jsonUnmarshalerType):
 		return fieldError(path, "type %s decodes itself (UnmarshalJSON), so its JSON form is unknown: give it a JSONSchema() *jsonschema.Schema method", t)
 	case hasMethod(t, "UnmarshalJSONFrom"):
 		return fieldError(path, "type %s decodes itself (UnmarshalJSONFrom), so its JSON form is unknown: give it a JSONSchema() *jsonschema.Schema method", t)
-	}
-
-	c.onPath[t] = true
-	defer delete(c.onPath, t)
-	var err error
-	switch k := t.Kind(); {
 	case k == reflect.Bool, k == reflect.String, isNumberKind(k):
-	case k == reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return fieldError(path, "a byte array decodes from a base64 string, which its schema (an array of integers) does not say: use []byte or an array of int")
-		}
-		err = c.check(t.Elem(), path+"[]")
-	case k == reflect.Slice:
-		err = c.check(t.Elem(), path+"[]")
-	case k == reflect.Map:
-		if !validMapKey(t.Key()) {
-			return fieldError(path, "map key type %s cannot be decoded from a JSON object key", t.Key())
-		}
+	case k == reflect.Array && t.Elem().Kind() == reflect.Uint8:
+		return fieldError(path, "a byte array decodes from a base64 string, which its schema (an array of integers) does not say: use []byte or an array of int")
+	case k == reflect.Map && !validMapKey(t.Key()):
+		return fieldError(path, "map key type %s cannot be decoded from a JSON object key", t.Key())
+	case k == reflect.Array, k == reflect.Slice, k == reflect.Map:
 		err = c.check(t.Elem(), path+"[]")
 	case k == reflect.Struct:
 		err = c.checkStruct(t, path)
