@@ -82,10 +82,8 @@ func writeShape(b *strings.Builder, root, o *object, depth int) {
 		}
 	}
 	types := schemaTypes(o)
-	if len(types) == 0 {
-		if _, ok := o.get("properties"); ok {
-			types = []string{"object"}
-		}
+	if len(types) == 0 && o.has("properties") {
+		types = []string{"object"}
 	}
 	if len(types) == 0 {
 		b.WriteString("<any>")

@@ -48,7 +48,7 @@ func strictSchema(schema json.RawMessage) (json.RawMessage, error) {
 	if !ok {
 		return nil, errors.New("schema root: not an object schema")
 	}
-	if _, ok := root.get("anyOf"); ok {
+	if root.has("anyOf") {
 		return nil, errors.New("schema root: anyOf cannot be strict: the root must be a plain object schema")
 	}
 	if t, _ := root.get("type"); t != "object" {
@@ -106,8 +106,7 @@ func strictNode(o *object, path string, root bool) error {
 		return err
 	}
 	types := schemaTypes(o)
-	_, hasProps := o.get("properties")
-	if slices.Contains(types, "object") || hasProps {
+	if slices.Contains(types, "object") || o.has("properties") {
 		if len(types) == 0 {
 			o.set("type", "object")
 		}
@@ -267,7 +266,7 @@ func strictObject(o *object, path string, root bool) error {
 	}
 	props := o.getObject("properties")
 	if props == nil {
-		if _, ok := o.get("properties"); ok {
+		if o.has("properties") {
 			return strictError(path, "properties is not an object")
 		}
 		if !root && !hasAP {
