@@ -40,11 +40,9 @@ var decodeOptions = jsonv2.JoinOptions(
 		jsonv2.UnmarshalFromFunc(decodeNumber),
 		jsonv2.UnmarshalFromFunc(func(d *jsontext.Decoder, f *float64) error { return decodeFloat(d, f, 64) }),
 		jsonv2.UnmarshalFromFunc(func(d *jsontext.Decoder, f *float32) error {
-			var x float64
+			x := float64(*f)
 			err := decodeFloat(d, &x, 32)
-			if err == nil {
-				*f = float32(x)
-			}
+			*f = float32(x)
 			return err
 		}),
 	)),

@@ -58,7 +58,8 @@ type Tool struct {
 	// nil for a raw tool, whose function takes the canonical text (and whose schema's
 	// defaults are not applied).
 	decode func(args []byte) (any, error)
-	run    func(ctx context.Context, in any, args json.RawMessage) (value any, content string, err error)
+	// run runs the function; value and content are ignored when err is not nil.
+	run func(ctx context.Context, in any, args json.RawMessage) (value any, content string, err error)
 }
 
 // Func is the signature of a typed tool function. In is decoded from the model's arguments
@@ -134,10 +135,7 @@ func New[In, Out any](name, description string, fn Func[In, Out], opts ...Option
 			return nil, "", err
 		}
 		text, err := Encode(out)
-		if err != nil {
-			return nil, "", err
-		}
-		return out, text, nil
+		return out, text, err
 	}
 	return t
 }
@@ -162,10 +160,7 @@ func Raw(name, description string, schema json.RawMessage, fn RawFunc, opts ...O
 	}
 	t.run = func(ctx context.Context, _ any, args json.RawMessage) (any, string, error) {
 		text, err := fn(ctx, args)
-		if err != nil {
-			return nil, "", err
-		}
-		return text, text, nil
+		return text, text, err
 	}
 	return t, nil
 }
