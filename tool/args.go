@@ -154,20 +154,19 @@ func decodeDoubled(s string, fx notes) ([]byte, string, error) {
 	if json.Unmarshal([]byte(s), &inner) != nil {
 		return nil, "", fmt.Errorf("expected one JSON object, got %s", describe(s))
 	}
-	t := strings.TrimSpace(inner)
-	if t == "" || t == "null" {
-		return []byte("{}"), fx.with(noteDoubled).String(), nil
-	}
-	if t[0] != '{' {
-		return nil, "", fmt.Errorf("expected one JSON object, got a string")
+	fx = fx.with(noteDoubled)
+	switch t := strings.TrimSpace(inner); {
+	case t == "" || t == "null":
+		return []byte("{}"), fx.String(), nil
+	case t[0] != '{':
+		return nil, "", errors.New("expected one JSON object, got a string")
 	}
 	b, note, err := DecodeArguments(inner, len(inner))
 	if err != nil {
 		return nil, "", fmt.Errorf("arguments are a JSON string holding malformed JSON: %w", err)
 	}
-	fx = fx.with(noteDoubled)
 	if note != "" {
-		return b, fx.String() + "; " + note, nil
+		fx = append(fx, note) // the inner repair's notes, as they are
 	}
 	return b, fx.String(), nil
 }

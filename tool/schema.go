@@ -13,24 +13,13 @@ import (
 	"github.com/invopop/jsonschema"
 )
 
-// reflectSchema returns the JSON Schema of the parameters object for Go type t: the draft
-// 2020-12 subset OpenAI accepts, flat (no $ref, $defs, $schema or $id), keywords in a fixed
-// readable order (type first). t must be a struct, or a pointer to one; struct{} describes a
-// tool without parameters ({"type":"object","properties":{},"additionalProperties":false}).
-//
-// Properties follow the json tags as encoding/json and the decoder read them: the json tag
-// names them, `json:"-"` and unexported fields are skipped, embedded structs are flattened.
-// Every object gets additionalProperties false. Keywords come from invopop/jsonschema struct
-// tags: `jsonschema:"description=...,enum=a,enum=b,minimum=1,maximum=7,default=3,
-// pattern=^[a-z]+$,format=email,minLength=2"`, and `jsonschema_description:"..."` for a
-// description containing commas (or escape them as \,).
-//
-// The required rule: a field is required unless its json tag has omitempty or omitzero, or its
-// type is a pointer. `jsonschema:"required"` makes any field required.
-//
-// Types that need no description of their own: time.Time is a date-time string; json.Number
-// is a number; a type decoded from text (encoding.TextUnmarshaler) is a string; a type with a
-// `JSONSchema() *jsonschema.Schema` method describes itself; unsigned integers get minimum 0.
+// reflectSchema returns the JSON Schema of the parameters object for Go type t, a struct or
+// a pointer to one, from its json and jsonschema tags as [New] says: the draft 2020-12 subset
+// OpenAI accepts, flat (no $ref, $defs, $schema or $id), keywords in a fixed readable order
+// (type first), every object with additionalProperties false. time.Time is a date-time
+// string, json.Number a number, a type decoded from text (encoding.TextUnmarshaler) a string;
+// a type with a `JSONSchema() *jsonschema.Schema` method describes itself; unsigned integers
+// get minimum 0.
 //
 // Refused, with an error naming the field path (for example `field "Meta.Callback": func
 // types cannot be described`): channels, funcs, complex numbers, uintptr and unsafe
@@ -315,11 +304,8 @@ func adjustSchema(s *jsonschema.Schema, t reflect.Type) {
 			adjustSchema(p, t.Elem())
 		}
 	case reflect.Struct:
-		if s.Properties == nil {
-			return
-		}
 		fields, err := jsonFields(t, "", nil)
-		if err != nil {
+		if s.Properties == nil || err != nil {
 			return
 		}
 		for _, f := range fields {

@@ -78,8 +78,9 @@ type RawFunc func(ctx context.Context, args json.RawMessage) (string, error)
 //
 // The schema follows the json tags: the json tag names a field, `json:"-"` and unexported
 // fields are left out, embedded structs are flattened. A field is required unless its json
-// tag says omitempty (or omitzero). Descriptions, enums, ranges, defaults, patterns and
-// formats come from `jsonschema` struct tags, as in github.com/invopop/jsonschema:
+// tag says omitempty (or omitzero) or it is a pointer; `jsonschema:"required"` makes any
+// field required. Descriptions, enums, ranges, defaults, patterns and formats come from
+// `jsonschema` struct tags, as in github.com/invopop/jsonschema:
 //
 //	City string `json:"city" jsonschema:"description=城市中文名，例如：北京,enum=北京,enum=上海"`
 //	Days int    `json:"days,omitempty" jsonschema:"minimum=1,maximum=7,default=1"`
