@@ -223,8 +223,6 @@ func trimJSONSpace(s string) string {
 	return strings.Trim(s, " \t\r\n")
 }
 
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // notes lists the repairs applied to one argument text, in order, each once.
 type notes []string
 

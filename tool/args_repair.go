@@ -207,27 +207,24 @@ func located(err error, end int) error {
 
 // onlyComments reports whether s holds only comments and whitespace.
 func onlyComments(s string) bool {
-	for i := 0; i < len(s); {
-		switch {
-		case isJSONSpace(s[i]):
-			i++
-		case strings.HasPrefix(s[i:], "//"):
-			k := strings.IndexByte(s[i:], '\n')
-			if k < 0 {
-				return true
-			}
-			i += k
-		case strings.HasPrefix(s[i:], "/*"):
-			k := strings.Index(s[i+2:], "*/")
-			if k < 0 {
-				return true
-			}
-			i += 2 + k + 2
+	for {
+		end := ""
+		switch s = strings.TrimLeft(s, " \t\r\n"); {
+		case s == "":
+			return true
+		case strings.HasPrefix(s, "//"):
+			end = "\n"
+		case strings.HasPrefix(s, "/*"):
+			end = "*/"
 		default:
 			return false
 		}
+		k := strings.Index(s[2:], end)
+		if k < 0 {
+			return true // a comment runs to the end
+		}
+		s = s[2+k+len(end):]
 	}
-	return true
 }
 
 // isProse reports whether text after the object reads as prose (or a JSONP ");") rather

@@ -188,16 +188,15 @@ func propertyHint(s *jsonschema.Schema) string {
 	if desc == "" && s.Ref != nil {
 		desc = s.Ref.Description
 	}
-	desc = shorten(desc, 100)
-	switch {
+	switch desc = shorten(desc, 100); {
 	case t != "" && desc != "":
-		return " (" + t + ": " + desc + ")"
-	case t != "":
-		return " (" + t + ")"
+		t += ": " + desc
 	case desc != "":
-		return " (" + desc + ")"
+		t = desc
+	case t == "":
+		return ""
 	}
-	return ""
+	return " (" + t + ")"
 }
 
 // schemaTypeName names the types schema s accepts: "string", "integer or null".
