@@ -147,34 +147,20 @@ func appendSchema(b []byte, v any) []byte {
 		}
 		b = appendString(b, m.key)
 		b = append(b, ':')
+		arr, isArray := m.value.([]any)
+		obj, isObject := m.value.(*object)
 		switch {
-		case schemaKeywords[m.key]:
+		case schemaKeywords[m.key], schemaArrayKeywords[m.key] && !isArray:
 			b = appendSchema(b, m.value)
 		case schemaArrayKeywords[m.key]:
-			b = appendSchemaArray(b, m.value)
-		case schemaMapKeywords[m.key]:
-			b = appendSchemaMap(b, m.value)
+			b = appendArray(b, arr, appendSchema)
+		case schemaMapKeywords[m.key] && isObject:
+			b = appendObject(b, obj, appendSchema)
 		default:
 			b = appendJSON(b, m.value)
 		}
 	}
 	return append(b, '}')
-}
-
-func appendSchemaArray(b []byte, v any) []byte {
-	arr, ok := v.([]any)
-	if !ok {
-		return appendSchema(b, v)
-	}
-	return appendArray(b, arr, appendSchema)
-}
-
-func appendSchemaMap(b []byte, v any) []byte {
-	o, ok := v.(*object)
-	if !ok {
-		return appendJSON(b, v)
-	}
-	return appendObject(b, o, appendSchema)
 }
 
 // appendArray renders arr as a JSON array, each element with elem.
