@@ -37,7 +37,7 @@ func sameMeaning(src, out string) error {
 		case '"':
 			raw, dec := string(v[1:len(v)-1]), string(v[1:len(v)-1])
 			if strings.IndexByte(raw, '\\') >= 0 {
-				dec = unquote(string(v))
+				_ = json.Unmarshal(v, &dec) // valid: jsontext read it
 			}
 			if lastEmpty = raw == ""; lastEmpty {
 				continue
@@ -91,13 +91,6 @@ func droppedCall(src, out string) error {
 		kept[c]--
 	}
 	return nil
-}
-
-// unquote decodes the JSON string s.
-func unquote(s string) string {
-	var v string
-	_ = json.Unmarshal([]byte(s), &v)
-	return v
 }
 
 // openAtEnd reports whether the last string of the repaired object, found at src[at:end],
