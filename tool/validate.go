@@ -25,12 +25,8 @@ const schemaLocation = "urn:toolcall:arguments"
 
 // compileValidator compiles schema once, with format assertions on (an "email" string must
 // be an email). References must be local: nothing is loaded from files or the network. It
-// fails if the schema is not a valid JSON Schema or its root is not {"type":"object"}.
-//
-// A property that is not required may also be null: encoding/json decodes null as it
-// decodes an absent property, and strict mode sends null for the properties that were
-// optional. So one validator compiled from the schema a tool was declared with accepts the
-// arguments of both modes (compiled from the strict schema, it requires every property).
+// fails if the schema is not a valid JSON Schema or its root is not {"type":"object"}. A
+// property that is not required may also be null, as strict mode sends it (see build).
 func compileValidator(schema json.RawMessage) (*validator, error) {
 	tree, err := parseTree(schema)
 	if err != nil {
