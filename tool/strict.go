@@ -20,17 +20,15 @@ import (
 //     model sends null where it would have left the property out (encoding/json decodes null
 //     as the zero value);
 //   - oneOf [X, {"type":"null"}] (invopop's `nullable` tag) becomes anyOf;
-//   - keywords strict mode does not take are removed: default, a format outside date-time,
-//     time, date, duration, email, hostname, ipv4, ipv6, uuid, uniqueItems, minProperties
-//     and maxProperties move into the description as a note (the model still reads them);
+//   - keywords strict mode does not take are removed: default, a format not in
+//     strictFormats, uniqueItems, minProperties and maxProperties move into the description
+//     as a note (the model still reads them);
 //     annotations (examples, $comment, readOnly, deprecated, contentEncoding...) and unknown
 //     keywords are dropped. `default` is accepted by api.openai.com today but refused by
 //     Azure, and means nothing when every property is required.
 //
-// Kept as is: type, title, description, enum, const, properties, required, items, anyOf,
-// local $ref with $defs/definitions (recursive schemas through $ref are supported by strict
-// mode), pattern, minLength, maxLength, minimum, maximum, exclusiveMinimum,
-// exclusiveMaximum, multipleOf, minItems, maxItems.
+// Kept as is: the keywords in strictKept, local $ref with $defs/definitions among them
+// (strict mode supports recursive schemas through $ref).
 //
 // Refused: a root that is not {"type":"object"} (an anyOf root included); open objects (maps:
 // additionalProperties true or a schema, patternProperties, propertyNames, objects without
