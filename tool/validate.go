@@ -145,16 +145,9 @@ const maxExponent = 1000
 // hugeExponent reports whether number literal lit has an exponent beyond maxExponent.
 func hugeExponent(lit string) bool {
 	i := strings.IndexAny(lit, "eE")
-	if i < 0 {
-		return false
-	}
-	exp := strings.TrimLeft(lit[i+1:], "+-")
-	exp = strings.TrimLeft(exp, "0")
-	if len(exp) > 4 {
-		return true
-	}
+	exp := strings.TrimLeft(lit[i+1:], "+-0") // a JSON number's exponent: [+-]?[0-9]+
 	n, _ := strconv.Atoi(exp)
-	return n > maxExponent
+	return i >= 0 && (len(exp) > 4 || n > maxExponent)
 }
 
 // outOfRange reports the numbers in inst whose exponent is beyond maxExponent.
