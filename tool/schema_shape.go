@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/url"
 	"slices"
@@ -100,11 +101,7 @@ func writeShape(b *strings.Builder, root, o *object, depth int) {
 func writeTypeShape(b *strings.Builder, root, o *object, t string, depth int) {
 	switch t {
 	case "string":
-		if f := o.getString("format"); f != "" {
-			b.WriteString(`"<` + f + `>"`)
-		} else {
-			b.WriteString(`"<string>"`)
-		}
+		b.WriteString(`"<` + cmp.Or(o.getString("format"), "string") + `>"`)
 	case "integer", "number":
 		b.WriteString("<" + t + numberRange(o) + ">")
 	case "boolean":
@@ -159,10 +156,8 @@ func writeTypeShape(b *strings.Builder, root, o *object, t string, depth int) {
 func numberRange(o *object) string {
 	num := func(k string) string {
 		v, _ := o.get(k)
-		if n, ok := v.(json.Number); ok {
-			return string(n)
-		}
-		return ""
+		n, _ := v.(json.Number)
+		return string(n)
 	}
 	lower, lowerOp := num("minimum"), ">="
 	if x := num("exclusiveMinimum"); x != "" {
