@@ -23,8 +23,8 @@ func sameMeaning(src, out string) error {
 	nulls := 0
 	lastString, lastEmpty := false, false
 	lastAt, lastEnd := 0, 0
-	// Each leaf of out, valid JSON, in order, as written; the parse stage refuses what
-	// jsontext would refuse here.
+	// out is valid JSON: read its leaves in order, as written (duplicate names and invalid
+	// UTF-8 are for the parse stage to refuse).
 	d := jsontext.NewDecoder(strings.NewReader(out), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	for k := d.PeekKind(); k != 0; k = d.PeekKind() {
 		if k == '{' || k == '}' || k == '[' || k == ']' {
