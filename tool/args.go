@@ -14,9 +14,6 @@ import (
 // Options.ArgumentLimit is zero.
 const DefaultArgumentLimit = 64 << 10
 
-// maxRepairDepth caps the nesting of text sent to the repairer, which recurses per level.
-const maxRepairDepth = maxDepth
-
 // maxRepairerInput caps the text given to the repairer, whose time grows with the square of
 // its input: 3 s for 64 KiB of missing commas, 50 ms for 8 KiB.
 const maxRepairerInput = 8 << 10
@@ -98,16 +95,10 @@ func DecodeArguments(raw string, limit int) (obj []byte, repair string, err erro
 // repairArguments unwraps the object in s, the argument text trimmed of JSON whitespace,
 // starting at byte base of what the model sent, and repairs it.
 func repairArguments(s string, base int) (obj []byte, repair string, err error) {
-	if !utf8.ValidString(s) {
-		i := 0
-		for i < len(s) {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				break
-			}
-			i += n
+	for i, r := range s {
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			return nil, "", fmt.Errorf("arguments are not valid UTF-8 text (byte %d)", base+i)
 		}
-		return nil, "", fmt.Errorf("arguments are not valid UTF-8 text (byte %d)", base+i)
 	}
 	s, base, fx := trimAround(s, base)
 	if s == "" || s == "null" {
@@ -144,21 +135,16 @@ func repairArguments(s string, base int) (obj []byte, repair string, err error) 
 // trimAround removes a byte order mark and unusual whitespace around s.
 func trimAround(s string, base int) (string, int, notes) {
 	var fx notes
-	if t := strings.TrimPrefix(s, "\uFEFF"); len(t) != len(s) {
+	if t, ok := strings.CutPrefix(s, "\uFEFF"); ok {
 		fx = fx.with("removed byte order mark")
-		base += len(s) - len(t)
-		s = t
+		base, s = base+len(s)-len(t), t
 	}
-	if t := strings.TrimLeftFunc(s, unicode.IsSpace); len(t) != len(s) {
+	t := strings.TrimLeftFunc(s, unicode.IsSpace)
+	base += len(s) - len(t)
+	if t = strings.TrimRightFunc(t, unicode.IsSpace); len(t) != len(s) {
 		fx = fx.with("trimmed unusual whitespace")
-		base += len(s) - len(t)
-		s = t
 	}
-	if t := strings.TrimRightFunc(s, unicode.IsSpace); len(t) != len(s) {
-		fx = fx.with("trimmed unusual whitespace")
-		s = t
-	}
-	return s, base, fx
+	return t, base, fx
 }
 
 // decodeDoubled decodes arguments sent as a JSON string whose content is the arguments
@@ -168,20 +154,19 @@ func decodeDoubled(s string, fx notes) ([]byte, string, error) {
 	if json.Unmarshal([]byte(s), &inner) != nil {
 		return nil, "", fmt.Errorf("expected one JSON object, got %s", describe(s))
 	}
-	t := strings.TrimSpace(inner)
-	if t == "" || t == "null" {
-		return []byte("{}"), fx.with(noteDoubled).String(), nil
-	}
-	if t[0] != '{' {
-		return nil, "", fmt.Errorf("expected one JSON object, got a string")
+	fx = fx.with(noteDoubled)
+	switch t := strings.TrimSpace(inner); {
+	case t == "" || t == "null":
+		return []byte("{}"), fx.String(), nil
+	case t[0] != '{':
+		return nil, "", errors.New("expected one JSON object, got a string")
 	}
 	b, note, err := DecodeArguments(inner, len(inner))
 	if err != nil {
 		return nil, "", fmt.Errorf("arguments are a JSON string holding malformed JSON: %w", err)
 	}
-	fx = fx.with(noteDoubled)
 	if note != "" {
-		return b, fx.String() + "; " + note, nil
+		fx = append(fx, note) // the inner repair's notes, as they are
 	}
 	return b, fx.String(), nil
 }
@@ -237,8 +222,6 @@ func describe(s string) string {
 func trimJSONSpace(s string) string {
 	return strings.Trim(s, " \t\r\n")
 }
-
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // notes lists the repairs applied to one argument text, in order, each once.
 type notes []string

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 var errEllipsis = errors.New(`the arguments use "..." in place of values: send every value in full`)
@@ -21,25 +23,23 @@ func sameMeaning(src, out string) error {
 	nulls := 0
 	lastString, lastEmpty := false, false
 	lastAt, lastEnd := 0, 0
-	for i := 0; i < len(out); {
-		c := out[i]
-		switch {
-		case c == '"':
-			j, esc := i+1, false
-			for out[j] != '"' {
-				if out[j] == '\\' {
-					esc = true
-					j++
-				}
-				j++
+	// out is valid JSON: read its leaves in order, as written (duplicate names and invalid
+	// UTF-8 are for the parse stage to refuse).
+	d := jsontext.NewDecoder(strings.NewReader(out), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for k := d.PeekKind(); k != 0; k = d.PeekKind() {
+		if k == '{' || k == '}' || k == '[' || k == ']' {
+			d.ReadToken()
+			continue
+		}
+		v, _ := d.ReadValue()
+		lastString = k == '"'
+		switch k {
+		case '"':
+			raw, dec := string(v[1:len(v)-1]), string(v[1:len(v)-1])
+			if strings.IndexByte(raw, '\\') >= 0 {
+				_ = json.Unmarshal(v, &dec) // valid: jsontext read it
 			}
-			raw, dec := out[i+1:j], out[i+1:j]
-			if esc {
-				dec = unquote(out[i : j+1])
-			}
-			i = j + 1
-			lastString, lastEmpty = true, raw == ""
-			if raw == "" {
+			if lastEmpty = raw == ""; lastEmpty {
 				continue
 			}
 			at, n := find(src[cursor:], raw, dec)
@@ -48,28 +48,15 @@ func sameMeaning(src, out string) error {
 			}
 			lastAt, lastEnd = cursor+at, cursor+at+n
 			cursor = lastEnd
-		case c == '-' || '0' <= c && c <= '9':
-			j := i
-			for j < len(out) && strings.IndexByte("+-.eE0123456789", out[j]) >= 0 {
-				j++
-			}
-			num := out[i:j]
-			i = j
-			lastString = false
+		case '0':
+			num := string(v)
 			at := strings.Index(src[cursor:], num)
 			if at < 0 {
 				return fmt.Errorf("cannot repair the arguments without changing them: the number %s is not in the text sent", num)
 			}
 			cursor += at + len(num)
-		case c == 'n':
+		case 'n':
 			nulls++
-			lastString = false
-			i += 4
-		case c == 't' || c == 'f':
-			lastString = false
-			i += 4
-		default:
-			i++
 		}
 	}
 	if nulls > strings.Count(src, "null")+strings.Count(src, "None")+strings.Count(src, "undefined") {
@@ -104,13 +91,6 @@ func droppedCall(src, out string) error {
 		kept[c]--
 	}
 	return nil
-}
-
-// unquote decodes the JSON string s.
-func unquote(s string) string {
-	var v string
-	_ = json.Unmarshal([]byte(s), &v)
-	return v
 }
 
 // openAtEnd reports whether the last string of the repaired object, found at src[at:end],

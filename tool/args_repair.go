@@ -18,8 +18,8 @@ import (
 // repairObject repairs src, text that starts with '{' at byte base of what the model sent.
 func repairObject(src string, base int, fx notes) ([]byte, string, error) {
 	r := readObject(src)
-	if r.depth > maxRepairDepth {
-		return nil, "", fmt.Errorf("arguments nest deeper than %d levels", maxRepairDepth)
+	if r.depth > maxDepth { // the repairer recurses per level
+		return nil, "", fmt.Errorf("arguments nest deeper than %d levels", maxDepth)
 	}
 	if r.end >= 0 {
 		rest := strings.TrimLeft(src[r.end:], " \t\r\n")
@@ -207,27 +207,24 @@ func located(err error, end int) error {
 
 // onlyComments reports whether s holds only comments and whitespace.
 func onlyComments(s string) bool {
-	for i := 0; i < len(s); {
-		switch {
-		case isJSONSpace(s[i]):
-			i++
-		case strings.HasPrefix(s[i:], "//"):
-			k := strings.IndexByte(s[i:], '\n')
-			if k < 0 {
-				return true
-			}
-			i += k
-		case strings.HasPrefix(s[i:], "/*"):
-			k := strings.Index(s[i+2:], "*/")
-			if k < 0 {
-				return true
-			}
-			i += 2 + k + 2
+	for {
+		end := ""
+		switch s = strings.TrimLeft(s, " \t\r\n"); {
+		case s == "":
+			return true
+		case strings.HasPrefix(s, "//"):
+			end = "\n"
+		case strings.HasPrefix(s, "/*"):
+			end = "*/"
 		default:
 			return false
 		}
+		k := strings.Index(s[2:], end)
+		if k < 0 {
+			return true // a comment runs to the end
+		}
+		s = s[2+k+len(end):]
 	}
-	return true
 }
 
 // isProse reports whether text after the object reads as prose (or a JSONP ");") rather
@@ -257,14 +254,9 @@ func describeRepairError(src string, base int, err error) error {
 	if !errors.As(err, &re) {
 		return errors.New("the arguments are malformed JSON that cannot be repaired safely")
 	}
-	// Position counts runes of src.
-	at, n := len(src), 0
-	for i := range src {
-		if n == re.Position {
-			at = i
-			break
-		}
-		n++
+	at := len(src) // Position counts runes of src, which is valid UTF-8
+	if runes := []rune(src); re.Position >= 0 && re.Position < len(runes) {
+		at = len(string(runes[:re.Position]))
 	}
 	var what string
 	switch {

@@ -18,33 +18,26 @@ import (
 )
 
 // The decode stage: the canonical text of validated arguments is decoded into a typed tool's
-// input with github.com/go-json-experiment/json, the reference implementation of
-// encoding/json/v2 (in the standard library behind GOEXPERIMENT=jsonv2 since Go 1.25), with
-// its own semantics: a member matches the field of exactly its name, as the validator matches
-// properties (encoding/json would also match "City" to a field named "city"); duplicate names
-// and invalid UTF-8 are errors, and never reach it (the parse stage refused them).
+// input with github.com/go-json-experiment/json (encoding/json/v2), with its semantics: a
+// member fills the field of exactly its name, as the validator matches properties
+// (encoding/json would also match "City" to a field "city"); duplicate names and invalid
+// UTF-8 never reach it (the parse stage refused them). Struct tag options that would make it
+// read something else than the schema describes are refused when the tool is built.
 //
-// Two options keep what the reflected schema says: a time.Duration is an integer of
-// nanoseconds (as encoding/json has it), and encoding/json's json.Number decodes from a
-// number, which the module does not know. Struct tag options that would make the decoder
-// read something else than the schema describes (format:…, case:…, inline, unknown) are
-// refused when the tool is built (jsonFields).
-//
-// A float field refuses a number it can hold only as 0 or an infinity (1e-400, 1e400): the
+// The options keep what the reflected schema says: a time.Duration is an integer of
+// nanoseconds, encoding/json's json.Number (unknown to the module) decodes from a number, and
+// a float field refuses a number it holds only as 0 or an infinity (1e-400, 1e400): the
 // validator compares numbers exactly, and the rounded value could be one the schema forbids
-// (exclusiveMinimum 0). Other decimals are rounded to the nearest float, as every JSON
-// reader rounds them.
+// (exclusiveMinimum 0). Other decimals round to the nearest float, as in every JSON reader.
 var decodeOptions = jsonv2.JoinOptions(
 	jsonv1.FormatDurationAsNano(true),
 	jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(
 		jsonv2.UnmarshalFromFunc(decodeNumber),
 		jsonv2.UnmarshalFromFunc(func(d *jsontext.Decoder, f *float64) error { return decodeFloat(d, f, 64) }),
 		jsonv2.UnmarshalFromFunc(func(d *jsontext.Decoder, f *float32) error {
-			var x float64
+			x := float64(*f)
 			err := decodeFloat(d, &x, 32)
-			if err == nil {
-				*f = float32(x)
-			}
+			*f = float32(x)
 			return err
 		}),
 	)),

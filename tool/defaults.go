@@ -54,16 +54,13 @@ func defaultsSchema(s *jsonschema.Schema) *jsonschema.Schema {
 
 // defaultOf returns the default of s, or of what it wraps (inner).
 func defaultOf(s *jsonschema.Schema) *any {
-	for range maxDepth {
-		if s == nil || s.Default != nil {
-			break
+	for i := 0; s != nil; i++ {
+		if s.Default != nil || i == maxDepth {
+			return s.Default
 		}
 		s = inner(s)
 	}
-	if s == nil {
-		return nil
-	}
-	return s.Default
+	return nil
 }
 
 // inner returns what s wraps: the target of its reference, or the branch of anyOf [X,

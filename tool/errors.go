@@ -38,38 +38,28 @@ type ArgumentError struct {
 func (e *ArgumentError) Error() string {
 	var b strings.Builder
 	if e.Kind == KindInvalidJSON {
-		b.WriteString("the arguments for tool ")
-		b.WriteString(e.Tool)
-		b.WriteString(" are not valid JSON")
+		b.WriteString("the arguments for tool " + e.Tool + " are not valid JSON")
 		if e.Detail != "" {
-			b.WriteString(": ")
-			b.WriteString(e.Detail)
+			b.WriteString(": " + e.Detail)
 		}
 		b.WriteString(".")
 		if e.Shape != "" {
-			b.WriteString(" Expected a JSON object like ")
-			b.WriteString(e.Shape)
-			b.WriteString(".")
+			b.WriteString(" Expected a JSON object like " + e.Shape + ".")
 		}
 		b.WriteString(" Call the tool again with valid JSON arguments.")
 		return b.String()
 	}
-	b.WriteString("invalid arguments for tool ")
-	b.WriteString(e.Tool)
-	b.WriteString(":")
+	b.WriteString("invalid arguments for tool " + e.Tool + ":")
 	for i, v := range e.Violations {
 		if i == maxShownViolations {
 			fmt.Fprintf(&b, "\n- and %d more", len(e.Violations)-i)
 			break
 		}
-		b.WriteString("\n- ")
-		if v.Path == "" {
-			b.WriteString("(arguments)")
-		} else {
-			b.WriteString(v.Path)
+		path := v.Path
+		if path == "" {
+			path = "(arguments)"
 		}
-		b.WriteString(": ")
-		b.WriteString(v.Message)
+		b.WriteString("\n- " + path + ": " + v.Message)
 	}
 	b.WriteString("\nFix these arguments and call the tool again.")
 	return b.String()

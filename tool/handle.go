@@ -12,18 +12,14 @@ import (
 )
 
 // Arguments turns raw argument text into the arguments the tool runs with, as [Tool.Handle]
-// does before running it, without running it. It returns them as canonical JSON (one object,
-// no whitespace, strings in their shortest form, each property once), and a description of
-// the repair applied (empty when none was needed). The error is an *[ArgumentError] whose
-// message is written for the model.
-//
-// The stages, one implementation each: repair ([DecodeArguments], within the tool's
-// ArgumentLimit); parse (duplicate property names, invalid UTF-8, nesting deeper than 64
-// levels are refused); the schema's defaults, for a typed tool ([New]); validation against
-// the schema; for a typed tool, decoding into its input. The text returned is exactly what
-// the tool's function gets, decoded: middleware that must see the arguments before the tool
-// runs (an approval step, a policy on argument values, a log) calls this, and sees the value
-// the tool will run with.
+// does before running it, without running it: the stages of the package doc, repair
+// ([DecodeArguments], within the tool's ArgumentLimit), parse, validation, and for a typed
+// tool ([New]) the schema's defaults first and decoding after. It returns canonical JSON (one
+// object, no whitespace, strings in their shortest form, each property once), exactly what
+// the tool's function gets, and a description of the repair applied (empty when none was
+// needed). The error is an *[ArgumentError] whose message is written for the model.
+// Middleware that must see the arguments before the tool runs (an approval step, a policy
+// on argument values, a log) calls this, and sees the value the tool will run with.
 func (t *Tool) Arguments(raw string) (args json.RawMessage, repair string, err error) {
 	args, _, repair, err = t.arguments(raw)
 	return args, repair, err
@@ -43,7 +39,7 @@ func (t *Tool) arguments(raw string) (args []byte, in any, repair string, err er
 	case err != nil:
 		return nil, nil, repair, t.invalidJSON(err)
 	}
-	if t.defaults && applyDefaults(t.validator.schema, tree, 0) {
+	if t.decode != nil && applyDefaults(t.validator.schema, tree, 0) {
 		args = encodeTree(tree)
 	}
 	if vs := t.validator.validate(tree); len(vs) > 0 {

@@ -13,24 +13,13 @@ import (
 	"github.com/invopop/jsonschema"
 )
 
-// reflectSchema returns the JSON Schema of the parameters object for Go type t: the draft
-// 2020-12 subset OpenAI accepts, flat (no $ref, $defs, $schema or $id), keywords in a fixed
-// readable order (type first). t must be a struct, or a pointer to one; struct{} describes a
-// tool without parameters ({"type":"object","properties":{},"additionalProperties":false}).
-//
-// Properties follow the json tags as encoding/json and the decoder read them: the json tag
-// names them, `json:"-"` and unexported fields are skipped, embedded structs are flattened.
-// Every object gets additionalProperties false. Keywords come from invopop/jsonschema struct
-// tags: `jsonschema:"description=...,enum=a,enum=b,minimum=1,maximum=7,default=3,
-// pattern=^[a-z]+$,format=email,minLength=2"`, and `jsonschema_description:"..."` for a
-// description containing commas (or escape them as \,).
-//
-// The required rule: a field is required unless its json tag has omitempty or omitzero, or its
-// type is a pointer. `jsonschema:"required"` makes any field required.
-//
-// Types that need no description of their own: time.Time is a date-time string; json.Number
-// is a number; a type decoded from text (encoding.TextUnmarshaler) is a string; a type with a
-// `JSONSchema() *jsonschema.Schema` method describes itself; unsigned integers get minimum 0.
+// reflectSchema returns the JSON Schema of the parameters object for Go type t, a struct or
+// a pointer to one, from its json and jsonschema tags as [New] says: the draft 2020-12 subset
+// OpenAI accepts, flat (no $ref, $defs, $schema or $id), keywords in a fixed readable order
+// (type first), every object with additionalProperties false. time.Time is a date-time
+// string, json.Number a number, a type decoded from text (encoding.TextUnmarshaler) a string;
+// a type with a `JSONSchema() *jsonschema.Schema` method describes itself; unsigned integers
+// get minimum 0.
 //
 // Refused, with an error naming the field path (for example `field "Meta.Callback": func
 // types cannot be described`): channels, funcs, complex numbers, uintptr and unsafe
@@ -152,58 +141,35 @@ func (c *typeChecker) check(t reflect.Type, path string) error {
 	if c.onPath[t] {
 		return fieldError(path, "recursive type %s cannot be described: break the cycle, or give %s a JSONSchema method", t, t)
 	}
-	switch {
+	c.onPath[t] = true
+	defer delete(c.onPath, t)
+	var err error
+	switch k := t.Kind(); {
 	case t.Implements(customSchemaType), t == timeType, t == numberType:
-		c.done[t] = true
-		return nil
 	case t.Implements(aliasSchemaType):
-		c.onPath[t] = true
-		alias := reflect.New(t).Interface().(aliasSchema).JSONSchemaAlias()
-		err := c.check(reflect.TypeOf(alias), path)
-		delete(c.onPath, t)
-		if err == nil {
-			c.done[t] = true
-		}
-		return err
+		err = c.check(reflect.TypeOf(reflect.New(t).Interface().(aliasSchema).JSONSchemaAlias()), path)
 	case t == urlType:
 		return fieldError(path, "url.URL does not decode from a JSON string: use a string with a `jsonschema:\"format=uri\"` tag")
 	case t == rawMessageType:
 		return fieldError(path, "json.RawMessage cannot be described: a model cannot be told what to send; use a concrete type")
 	case decodesFromText(t):
-		c.done[t] = true
-		return nil
 	case reflect.PointerTo(t).Implements(jsonUnmarshalerType):
 		return fieldError(path, "type %s decodes itself (UnmarshalJSON), so its JSON form is unknown: give it a JSONSchema() *jsonschema.Schema method", t)
 	case hasMethod(t, "UnmarshalJSONFrom"):
 		return fieldError(path, "type %s decodes itself (UnmarshalJSONFrom), so its JSON form is unknown: give it a JSONSchema() *jsonschema.Schema method", t)
-	}
-
-	c.onPath[t] = true
-	defer delete(c.onPath, t)
-	var err error
-	switch t.Kind() {
-	case reflect.Bool, reflect.String,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-	case reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return fieldError(path, "a byte array decodes from a base64 string, which its schema (an array of integers) does not say: use []byte or an array of int")
-		}
+	case k == reflect.Bool, k == reflect.String, isNumberKind(k):
+	case k == reflect.Array && t.Elem().Kind() == reflect.Uint8:
+		return fieldError(path, "a byte array decodes from a base64 string, which its schema (an array of integers) does not say: use []byte or an array of int")
+	case k == reflect.Map && !validMapKey(t.Key()):
+		return fieldError(path, "map key type %s cannot be decoded from a JSON object key", t.Key())
+	case k == reflect.Array, k == reflect.Slice, k == reflect.Map:
 		err = c.check(t.Elem(), path+"[]")
-	case reflect.Slice:
-		err = c.check(t.Elem(), path+"[]")
-	case reflect.Map:
-		if !validMapKey(t.Key()) {
-			return fieldError(path, "map key type %s cannot be decoded from a JSON object key", t.Key())
-		}
-		err = c.check(t.Elem(), path+"[]")
-	case reflect.Struct:
+	case k == reflect.Struct:
 		err = c.checkStruct(t, path)
-	case reflect.Interface:
+	case k == reflect.Interface:
 		return fieldError(path, "interface types cannot be described (%s): a model cannot be told what to send; use a concrete type", t)
 	default: // chan, func, complex, uintptr, unsafe.Pointer
-		return fieldError(path, "%s types cannot be described", kindName(t.Kind()))
+		return fieldError(path, "%s types cannot be described", kindName(k))
 	}
 	if err == nil {
 		c.done[t] = true
@@ -240,7 +206,6 @@ type structField struct {
 	name     string       // JSON property name
 	path     string       // Go path from the root, for errors: "Meta.Callback"
 	typ      reflect.Type // the field's type
-	pointer  bool         // the field's type is a pointer
 	required bool         // tagged `jsonschema:"required"`
 	typed    bool         // its jsonschema tag sets a type (type=, oneof_type=, anyof_type=)
 }
@@ -294,7 +259,7 @@ func jsonFields(t reflect.Type, path string, embedding []reflect.Type) ([]struct
 		if jsonTags[0] != "" {
 			name = jsonTags[0]
 		}
-		sf := structField{name: name, path: fpath, typ: f.Type, pointer: f.Type.Kind() == reflect.Pointer}
+		sf := structField{name: name, path: fpath, typ: f.Type}
 		for _, tag := range schemaTags {
 			switch {
 			case tag == "required":
@@ -339,11 +304,8 @@ func adjustSchema(s *jsonschema.Schema, t reflect.Type) {
 			adjustSchema(p, t.Elem())
 		}
 	case reflect.Struct:
-		if s.Properties == nil {
-			return
-		}
 		fields, err := jsonFields(t, "", nil)
-		if err != nil {
+		if s.Properties == nil || err != nil {
 			return
 		}
 		for _, f := range fields {
@@ -355,7 +317,7 @@ func adjustSchema(s *jsonschema.Schema, t reflect.Type) {
 				p = p.OneOf[0] // `jsonschema:"nullable"`
 			}
 			adjustSchema(p, f.typ)
-			if f.pointer && !f.required {
+			if f.typ.Kind() == reflect.Pointer && !f.required {
 				s.Required = slices.DeleteFunc(s.Required, func(n string) bool { return n == f.name })
 			}
 		}

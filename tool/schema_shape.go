@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/url"
 	"slices"
@@ -82,10 +83,8 @@ func writeShape(b *strings.Builder, root, o *object, depth int) {
 		}
 	}
 	types := schemaTypes(o)
-	if len(types) == 0 {
-		if _, ok := o.get("properties"); ok {
-			types = []string{"object"}
-		}
+	if len(types) == 0 && o.has("properties") {
+		types = []string{"object"}
 	}
 	if len(types) == 0 {
 		b.WriteString("<any>")
@@ -102,11 +101,7 @@ func writeShape(b *strings.Builder, root, o *object, depth int) {
 func writeTypeShape(b *strings.Builder, root, o *object, t string, depth int) {
 	switch t {
 	case "string":
-		if f := o.getString("format"); f != "" {
-			b.WriteString(`"<` + f + `>"`)
-		} else {
-			b.WriteString(`"<string>"`)
-		}
+		b.WriteString(`"<` + cmp.Or(o.getString("format"), "string") + `>"`)
 	case "integer", "number":
 		b.WriteString("<" + t + numberRange(o) + ">")
 	case "boolean":
@@ -161,10 +156,8 @@ func writeTypeShape(b *strings.Builder, root, o *object, t string, depth int) {
 func numberRange(o *object) string {
 	num := func(k string) string {
 		v, _ := o.get(k)
-		if n, ok := v.(json.Number); ok {
-			return string(n)
-		}
-		return ""
+		n, _ := v.(json.Number)
+		return string(n)
 	}
 	lower, lowerOp := num("minimum"), ">="
 	if x := num("exclusiveMinimum"); x != "" {

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -124,9 +125,7 @@ var (
 // every schema in schemaKeyOrder. Values that are data (enum, const, default...) keep their
 // key order.
 func encodeSchema(v any) json.RawMessage {
-	var b []byte
-	b = appendSchema(b, v)
-	return b
+	return appendSchema(nil, v)
 }
 
 func appendSchema(b []byte, v any) []byte {
@@ -134,58 +133,34 @@ func appendSchema(b []byte, v any) []byte {
 	if !ok {
 		return appendJSON(b, v)
 	}
-	written := make([]bool, len(o.members))
+	rank := func(m member) int {
+		if i := slices.Index(schemaKeyOrder, m.key); i >= 0 {
+			return i
+		}
+		return len(schemaKeyOrder)
+	}
+	ordered := slices.SortedStableFunc(slices.Values(o.members), func(a, b member) int { return cmp.Compare(rank(a), rank(b)) })
 	b = append(b, '{')
-	first := true
-	emit := func(i int) {
-		if !first {
+	for i, m := range ordered {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		first = false
-		written[i] = true
-		m := o.members[i]
 		b = appendString(b, m.key)
 		b = append(b, ':')
+		arr, isArray := m.value.([]any)
+		obj, isObject := m.value.(*object)
 		switch {
-		case schemaKeywords[m.key]:
+		case schemaKeywords[m.key], schemaArrayKeywords[m.key] && !isArray:
 			b = appendSchema(b, m.value)
-		case schemaArrayKeywords[m.key], m.key == "items":
-			b = appendSchemaArray(b, m.value)
-		case schemaMapKeywords[m.key]:
-			b = appendSchemaMap(b, m.value)
+		case schemaArrayKeywords[m.key]:
+			b = appendArray(b, arr, appendSchema)
+		case schemaMapKeywords[m.key] && isObject:
+			b = appendObject(b, obj, appendSchema)
 		default:
 			b = appendJSON(b, m.value)
 		}
 	}
-	for _, k := range schemaKeyOrder {
-		for i, m := range o.members {
-			if m.key == k {
-				emit(i)
-			}
-		}
-	}
-	for i := range o.members {
-		if !written[i] {
-			emit(i)
-		}
-	}
 	return append(b, '}')
-}
-
-func appendSchemaArray(b []byte, v any) []byte {
-	arr, ok := v.([]any)
-	if !ok {
-		return appendSchema(b, v)
-	}
-	return appendArray(b, arr, appendSchema)
-}
-
-func appendSchemaMap(b []byte, v any) []byte {
-	o, ok := v.(*object)
-	if !ok {
-		return appendJSON(b, v)
-	}
-	return appendObject(b, o, appendSchema)
 }
 
 // appendArray renders arr as a JSON array, each element with elem.

@@ -20,17 +20,15 @@ import (
 //     model sends null where it would have left the property out (encoding/json decodes null
 //     as the zero value);
 //   - oneOf [X, {"type":"null"}] (invopop's `nullable` tag) becomes anyOf;
-//   - keywords strict mode does not take are removed: default, a format outside date-time,
-//     time, date, duration, email, hostname, ipv4, ipv6, uuid, uniqueItems, minProperties
-//     and maxProperties move into the description as a note (the model still reads them);
+//   - keywords strict mode does not take are removed: default, a format not in
+//     strictFormats, uniqueItems, minProperties and maxProperties move into the description
+//     as a note (the model still reads them);
 //     annotations (examples, $comment, readOnly, deprecated, contentEncoding...) and unknown
 //     keywords are dropped. `default` is accepted by api.openai.com today but refused by
 //     Azure, and means nothing when every property is required.
 //
-// Kept as is: type, title, description, enum, const, properties, required, items, anyOf,
-// local $ref with $defs/definitions (recursive schemas through $ref are supported by strict
-// mode), pattern, minLength, maxLength, minimum, maximum, exclusiveMinimum,
-// exclusiveMaximum, multipleOf, minItems, maxItems.
+// Kept as is: the keywords in strictKept, local $ref with $defs/definitions among them
+// (strict mode supports recursive schemas through $ref).
 //
 // Refused: a root that is not {"type":"object"} (an anyOf root included); open objects (maps:
 // additionalProperties true or a schema, patternProperties, propertyNames, objects without
@@ -48,7 +46,7 @@ func strictSchema(schema json.RawMessage) (json.RawMessage, error) {
 	if !ok {
 		return nil, errors.New("schema root: not an object schema")
 	}
-	if _, ok := root.get("anyOf"); ok {
+	if root.has("anyOf") {
 		return nil, errors.New("schema root: anyOf cannot be strict: the root must be a plain object schema")
 	}
 	if t, _ := root.get("type"); t != "object" {
@@ -106,8 +104,7 @@ func strictNode(o *object, path string, root bool) error {
 		return err
 	}
 	types := schemaTypes(o)
-	_, hasProps := o.get("properties")
-	if slices.Contains(types, "object") || hasProps {
+	if slices.Contains(types, "object") || o.has("properties") {
 		if len(types) == 0 {
 			o.set("type", "object")
 		}
@@ -267,7 +264,7 @@ func strictObject(o *object, path string, root bool) error {
 	}
 	props := o.getObject("properties")
 	if props == nil {
-		if _, ok := o.get("properties"); ok {
+		if o.has("properties") {
 			return strictError(path, "properties is not an object")
 		}
 		if !root && !hasAP {
@@ -276,15 +273,7 @@ func strictObject(o *object, path string, root bool) error {
 		props = &object{}
 		o.set("properties", props)
 	}
-	wasRequired := map[string]bool{}
-	if req, ok := o.get("required"); ok {
-		list, _ := req.([]any)
-		for _, r := range list {
-			if s, ok := r.(string); ok {
-				wasRequired[s] = true
-			}
-		}
-	}
+	wasRequired := requiredSet(o)
 	required := make([]any, 0, len(props.members))
 	for i, m := range props.members {
 		p := joinPath(path, m.key)
@@ -315,26 +304,17 @@ func nullable(o *object) *object {
 		o.set("anyOf", append(branches, nullSchema()))
 		return o
 	}
-	_, hasConst := o.get("const")
-	_, hasRef := o.get("$ref")
-	types := schemaTypes(o)
-	switch {
-	case hasConst || hasRef || slices.Contains(types, "object") || slices.Contains(types, "array"):
+	switch types := schemaTypes(o); {
+	case o.has("const") || o.has("$ref") || slices.Contains(types, "object") || slices.Contains(types, "array"):
 		// wrap, below
-	case len(types) == 1:
-		o.set("type", []any{types[0], "null"})
-		addNullToEnum(o)
-		return o
-	case len(types) > 1:
-		t, _ := o.get("type")
-		o.set("type", append(t.([]any), "null"))
-		addNullToEnum(o)
-		return o
-	default:
-		if _, ok := o.get("enum"); ok {
-			addNullToEnum(o)
-			return o
+	case len(types) > 0 || o.has("enum"):
+		if t, _ := o.get("type"); len(types) > 1 {
+			o.set("type", append(t.([]any), "null"))
+		} else if len(types) == 1 {
+			o.set("type", []any{types[0], "null"})
 		}
+		addNullToEnum(o)
+		return o
 	}
 	w := &object{}
 	for _, k := range []string{"title", "description"} {
@@ -392,6 +372,19 @@ func nullablePair(v any) bool {
 		}
 	}
 	return nulls == 1
+}
+
+// requiredSet returns the names schema o's required keyword lists.
+func requiredSet(o *object) map[string]bool {
+	set := map[string]bool{}
+	req, _ := o.get("required")
+	list, _ := req.([]any)
+	for _, r := range list {
+		if s, ok := r.(string); ok {
+			set[s] = true
+		}
+	}
+	return set
 }
 
 // schemaTypes returns the types named by schema o's type keyword.

@@ -54,11 +54,12 @@ type Tool struct {
 	limit       int
 	validator   *validator
 	shape       string
-	defaults    bool // apply the schema's defaults before validation (typed tools)
 	// decode is the decode stage of a typed tool: canonical arguments to its input, boxed;
-	// nil for a raw tool, whose function takes the canonical text.
+	// nil for a raw tool, whose function takes the canonical text (and whose schema's
+	// defaults are not applied).
 	decode func(args []byte) (any, error)
-	run    func(ctx context.Context, in any, args json.RawMessage) (value any, content string, err error)
+	// run runs the function; value and content are ignored when err is not nil.
+	run func(ctx context.Context, in any, args json.RawMessage) (value any, content string, err error)
 }
 
 // Func is the signature of a typed tool function. In is decoded from the model's arguments
@@ -77,8 +78,9 @@ type RawFunc func(ctx context.Context, args json.RawMessage) (string, error)
 //
 // The schema follows the json tags: the json tag names a field, `json:"-"` and unexported
 // fields are left out, embedded structs are flattened. A field is required unless its json
-// tag says omitempty (or omitzero). Descriptions, enums, ranges, defaults, patterns and
-// formats come from `jsonschema` struct tags, as in github.com/invopop/jsonschema:
+// tag says omitempty (or omitzero) or it is a pointer; `jsonschema:"required"` makes any
+// field required. Descriptions, enums, ranges, defaults, patterns and formats come from
+// `jsonschema` struct tags, as in github.com/invopop/jsonschema:
 //
 //	City string `json:"city" jsonschema:"description=城市中文名，例如：北京,enum=北京,enum=上海"`
 //	Days int    `json:"days,omitempty" jsonschema:"minimum=1,maximum=7,default=1"`
@@ -123,7 +125,6 @@ func New[In, Out any](name, description string, fn Func[In, Out], opts ...Option
 	if err := checkDefaults(t.validator.schema, "", map[*jsonschema.Schema]bool{}); err != nil {
 		panic(fmt.Errorf("tool.New %q: %w", name, err))
 	}
-	t.defaults = true
 	t.decode = func(args []byte) (any, error) {
 		var in In
 		err := decodeInto(args, &in)
@@ -135,10 +136,7 @@ func New[In, Out any](name, description string, fn Func[In, Out], opts ...Option
 			return nil, "", err
 		}
 		text, err := Encode(out)
-		if err != nil {
-			return nil, "", err
-		}
-		return out, text, nil
+		return out, text, err
 	}
 	return t
 }
@@ -163,10 +161,7 @@ func Raw(name, description string, schema json.RawMessage, fn RawFunc, opts ...O
 	}
 	t.run = func(ctx context.Context, _ any, args json.RawMessage) (any, string, error) {
 		text, err := fn(ctx, args)
-		if err != nil {
-			return nil, "", err
-		}
-		return text, text, nil
+		return text, text, err
 	}
 	return t, nil
 }
@@ -183,7 +178,7 @@ func options(name string, opts []Options) (Options, error) {
 
 // build checks the name and description and compiles the schema.
 func build(name, description string, schema json.RawMessage, o Options) (*Tool, error) {
-	if !validName(name) {
+	if !namePattern.MatchString(name) {
 		return nil, fmt.Errorf("tool %q: name must match ^[a-zA-Z0-9_-]{1,64}$", name)
 	}
 	if strings.TrimSpace(description) == "" {
@@ -230,8 +225,6 @@ func build(name, description string, schema json.RawMessage, o Options) (*Tool, 
 
 // namePattern is what providers accept as a function name.
 var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
-func validName(s string) bool { return namePattern.MatchString(s) }
 
 // Name returns the tool's name.
 func (t *Tool) Name() string { return t.name }

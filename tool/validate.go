@@ -25,12 +25,8 @@ const schemaLocation = "urn:toolcall:arguments"
 
 // compileValidator compiles schema once, with format assertions on (an "email" string must
 // be an email). References must be local: nothing is loaded from files or the network. It
-// fails if the schema is not a valid JSON Schema or its root is not {"type":"object"}.
-//
-// A property that is not required may also be null: encoding/json decodes null as it
-// decodes an absent property, and strict mode sends null for the properties that were
-// optional. So one validator compiled from the schema a tool was declared with accepts the
-// arguments of both modes (compiled from the strict schema, it requires every property).
+// fails if the schema is not a valid JSON Schema or its root is not {"type":"object"}. A
+// property that is not required may also be null, as strict mode sends it (see build).
 func compileValidator(schema json.RawMessage) (*validator, error) {
 	tree, err := parseTree(schema)
 	if err != nil {
@@ -84,15 +80,7 @@ func relaxOptional(v any) {
 		if props == nil {
 			return
 		}
-		required := map[string]bool{}
-		if req, ok := v.get("required"); ok {
-			list, _ := req.([]any)
-			for _, r := range list {
-				if s, ok := r.(string); ok {
-					required[s] = true
-				}
-			}
-		}
+		required := requiredSet(v)
 		for i, m := range props.members {
 			if po, ok := m.value.(*object); ok && !required[m.key] {
 				props.members[i].value = nullable(po)
@@ -157,16 +145,9 @@ const maxExponent = 1000
 // hugeExponent reports whether number literal lit has an exponent beyond maxExponent.
 func hugeExponent(lit string) bool {
 	i := strings.IndexAny(lit, "eE")
-	if i < 0 {
-		return false
-	}
-	exp := strings.TrimLeft(lit[i+1:], "+-")
-	exp = strings.TrimLeft(exp, "0")
-	if len(exp) > 4 {
-		return true
-	}
+	exp := strings.TrimLeft(lit[i+1:], "+-0") // a JSON number's exponent: [+-]?[0-9]+
 	n, _ := strconv.Atoi(exp)
-	return n > maxExponent
+	return i >= 0 && (len(exp) > 4 || n > maxExponent)
 }
 
 // outOfRange reports the numbers in inst whose exponent is beyond maxExponent.

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -48,40 +47,34 @@ func (v *validator) collect(inst any, e *jsonschema.ValidationError, out *[]Viol
 		}
 	case *kind.AdditionalProperties:
 		msg := "unknown property; this object takes no properties"
-		parent := v.byLoc[e.SchemaURL]
-		if parent != nil && len(parent.PatternProperties) > 0 {
-			var patterns []string
-			for re := range parent.PatternProperties {
-				patterns = append(patterns, re.String())
+		var known []string
+		if parent := v.byLoc[e.SchemaURL]; parent != nil {
+			if len(parent.PatternProperties) > 0 {
+				var patterns []string
+				for re := range parent.PatternProperties {
+					patterns = append(patterns, re.String())
+				}
+				slices.Sort(patterns)
+				msg = "unknown property; property names must match " + strings.Join(patterns, " or ")
 			}
-			slices.Sort(patterns)
-			msg = "unknown property; property names must match " + strings.Join(patterns, " or ")
-		}
-		if parent != nil && len(parent.Properties) > 0 {
-			known := make([]string, 0, len(parent.Properties))
-			for name := range parent.Properties {
-				known = append(known, name)
+			if known = slices.Sorted(maps.Keys(parent.Properties)); len(known) > 0 {
+				msg = "unknown property; known properties: " + strings.Join(known, ", ")
 			}
-			slices.Sort(known)
-			msg = "unknown property; known properties: " + strings.Join(known, ", ")
 		}
 		for _, name := range k.Properties {
-			*out = append(*out, Violation{path + "/" + escapeToken(name), didYouMean(parent, name, msg)})
+			*out = append(*out, Violation{path + "/" + escapeToken(name), didYouMean(known, name, msg)})
 		}
 	default:
 		*out = append(*out, Violation{path, violationMessage(e, valueAt(inst, e.InstanceLocation))})
 	}
 }
 
-// didYouMean returns msg, or, when name differs from a property of parent only by case, a
-// hint naming that property: names match exactly.
-func didYouMean(parent *jsonschema.Schema, name, msg string) string {
-	if parent == nil {
-		return msg
-	}
-	for _, known := range slices.Sorted(maps.Keys(parent.Properties)) {
-		if strings.EqualFold(known, name) {
-			return fmt.Sprintf("unknown property; did you mean %q?", known)
+// didYouMean returns msg, or, when name differs from one of the known properties only by
+// case, a hint naming that property: names match exactly.
+func didYouMean(known []string, name, msg string) string {
+	for _, k := range known {
+		if strings.EqualFold(k, name) {
+			return fmt.Sprintf("unknown property; did you mean %q?", k)
 		}
 	}
 	return msg
@@ -163,29 +156,25 @@ func violationMessage(e *jsonschema.ValidationError, got any) string {
 	return e.ErrorKind.LocalizedString(message.NewPrinter(language.English)) + "; got " + shown
 }
 
-// formatHint describes a format the way a model can act on.
+// formatHints describe formats the way a model can act on.
+var formatHints = map[string]string{
+	"date-time": "an RFC 3339 date-time (like 2025-01-31T09:30:00Z)",
+	"date":      "a date (like 2025-01-31)",
+	"time":      "a time with offset (like 09:30:00Z)",
+	"duration":  "an ISO 8601 duration (like P3DT4H)",
+	"email":     "an email address (like name@example.com)",
+	"uri":       "an absolute URI (like https://example.com/path)",
+	"iri":       "an absolute URI (like https://example.com/path)",
+	"uuid":      "a UUID (like 123e4567-e89b-12d3-a456-426614174000)",
+	"ipv4":      "an IPv4 address (like 192.0.2.1)",
+	"ipv6":      "an IPv6 address (like 2001:db8::1)",
+	"hostname":  "a hostname (like example.com)",
+}
+
+// formatHint describes format f for the model: formatHints, or "a valid f".
 func formatHint(f string) string {
-	switch f {
-	case "date-time":
-		return "an RFC 3339 date-time (like 2025-01-31T09:30:00Z)"
-	case "date":
-		return "a date (like 2025-01-31)"
-	case "time":
-		return "a time with offset (like 09:30:00Z)"
-	case "duration":
-		return "an ISO 8601 duration (like P3DT4H)"
-	case "email":
-		return "an email address (like name@example.com)"
-	case "uri", "iri":
-		return "an absolute URI (like https://example.com/path)"
-	case "uuid":
-		return "a UUID (like 123e4567-e89b-12d3-a456-426614174000)"
-	case "ipv4":
-		return "an IPv4 address (like 192.0.2.1)"
-	case "ipv6":
-		return "an IPv6 address (like 2001:db8::1)"
-	case "hostname":
-		return "a hostname (like example.com)"
+	if h, ok := formatHints[f]; ok {
+		return h
 	}
 	return "a valid " + f
 }
@@ -199,16 +188,15 @@ func propertyHint(s *jsonschema.Schema) string {
 	if desc == "" && s.Ref != nil {
 		desc = s.Ref.Description
 	}
-	desc = shorten(desc, 100)
-	switch {
+	switch desc = shorten(desc, 100); {
 	case t != "" && desc != "":
-		return " (" + t + ": " + desc + ")"
-	case t != "":
-		return " (" + t + ")"
+		t += ": " + desc
 	case desc != "":
-		return " (" + desc + ")"
+		t = desc
+	case t == "":
+		return ""
 	}
-	return ""
+	return " (" + t + ")"
 }
 
 // schemaTypeName names the types schema s accepts: "string", "integer or null".
@@ -249,19 +237,10 @@ func indexSchemas(s *jsonschema.Schema, m map[string]*jsonschema.Schema) {
 	m[s.Location] = s
 	subs := []*jsonschema.Schema{s.Ref, s.Not, s.If, s.Then, s.Else, s.PropertyNames,
 		s.UnevaluatedProperties, s.Contains, s.Items2020, s.UnevaluatedItems, s.ContentSchema}
-	subs = append(subs, s.AllOf...)
-	subs = append(subs, s.AnyOf...)
-	subs = append(subs, s.OneOf...)
-	subs = append(subs, s.PrefixItems...)
-	for _, p := range s.Properties {
-		subs = append(subs, p)
-	}
-	for _, p := range s.PatternProperties {
-		subs = append(subs, p)
-	}
-	for _, p := range s.DependentSchemas {
-		subs = append(subs, p)
-	}
+	subs = slices.Concat(subs, s.AllOf, s.AnyOf, s.OneOf, s.PrefixItems)
+	subs = slices.AppendSeq(subs, maps.Values(s.Properties))
+	subs = slices.AppendSeq(subs, maps.Values(s.PatternProperties))
+	subs = slices.AppendSeq(subs, maps.Values(s.DependentSchemas))
 	for _, x := range []any{s.AdditionalProperties, s.Items, s.AdditionalItems} {
 		switch x := x.(type) {
 		case *jsonschema.Schema:
@@ -313,13 +292,11 @@ func valueAt(v any, loc []string) any {
 
 // display renders a sent value as short JSON.
 func display(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonText(v)
+	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return shorten(strings.TrimSuffix(b.String(), "\n"), 60)
+	return shorten(string(b), 60)
 }
 
 // typedDisplay renders a sent value with its JSON type: `string "3"`, `null`.
