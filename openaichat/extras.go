@@ -13,10 +13,12 @@ import (
 // builds one message) into the message's extras:
 //
 //   - "reasoning" is text sent in fragments: concatenated;
-//   - "reasoning_details" is a list whose entries come in fragments that share an "index":
-//     their "text" and "summary" are concatenated, any other field keeps its last value
-//     (a signature, sent once at the end of its entry); an entry without an index is an
-//     entry of its own;
+//   - "reasoning_details" is a list whose entries come in fragments that share an "index"
+//     and a "type": their "text" and "summary" are concatenated, any other field keeps its
+//     last value (a signature, sent once at the end of its entry). A fragment of another
+//     type under the same index begins an entry (xAI through OpenRouter streams a summary
+//     and then its encrypted reasoning, both at index 0); so does a fragment without an
+//     index;
 //   - any other kept field keeps its last value;
 //   - a tool call's fields, by the call's stream index (or id, for providers that send no
 //     index), in the order the calls began — the Assembler's order.
@@ -24,7 +26,7 @@ type extrasAcc struct {
 	fields  map[string]bool
 	msg     map[string]json.RawMessage
 	details []map[string]json.RawMessage
-	detail  map[int]int // reasoning_details index → position in details
+	detail  map[string]int // reasoning_details index and type → position in details
 	calls   map[string]map[string]json.RawMessage
 	order   []string // call keys in the order the calls began
 	last    string   // key of the latest call fragment
@@ -114,11 +116,12 @@ func (a *extrasAcc) addDetail(e map[string]json.RawMessage) {
 		return
 	}
 	if a.detail == nil {
-		a.detail = map[int]int{}
+		a.detail = map[string]int{}
 	}
-	pos, ok := a.detail[idx]
+	key := strconv.Itoa(idx) + " " + string(e["type"])
+	pos, ok := a.detail[key]
 	if !ok {
-		a.detail[idx] = len(a.details)
+		a.detail[key] = len(a.details)
 		a.details = append(a.details, e)
 		return
 	}

@@ -176,6 +176,7 @@ func TestStreamMergesExtras(t *testing.T) {
 	body := chunk(`{"role":"assistant","reasoning":"The","reasoning_details":[{"type":"reasoning.text","text":"The","format":"anthropic-claude-v1","index":0}]}`) +
 		chunk(`{"reasoning":" user","channel":"analysis","reasoning_details":[{"type":"reasoning.text","text":" user","format":"anthropic-claude-v1","index":0}]}`) +
 		chunk(`{"reasoning_details":[{"type":"reasoning.text","signature":"SIG","format":"anthropic-claude-v1","index":0},{"type":"reasoning.encrypted","data":"ENC","index":1}]}`) +
+		chunk(`{"reasoning_details":[{"type":"reasoning.encrypted","data":"ENC0","index":0}]}`) +
 		chunk(`{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"f","arguments":""}}]}`) +
 		chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}`) +
 		chunk(`{"tool_calls":[{"index":1,"id":"b","type":"function","function":{"name":"g","arguments":"{}"},"extra_content":{"google":{"thought_signature":"TS"}}}]}`) +
@@ -195,7 +196,7 @@ func TestStreamMergesExtras(t *testing.T) {
 	want := agentkit.ProviderExtras{
 		Message: map[string]json.RawMessage{
 			"reasoning":         json.RawMessage(`"The user"`),
-			"reasoning_details": json.RawMessage(`[{"format":"anthropic-claude-v1","index":0,"signature":"SIG","text":"The user","type":"reasoning.text"},{"data":"ENC","index":1,"type":"reasoning.encrypted"}]`),
+			"reasoning_details": json.RawMessage(`[{"format":"anthropic-claude-v1","index":0,"signature":"SIG","text":"The user","type":"reasoning.text"},{"data":"ENC","index":1,"type":"reasoning.encrypted"},{"data":"ENC0","index":0,"type":"reasoning.encrypted"}]`),
 		},
 		ToolCalls: []map[string]json.RawMessage{nil, {"extra_content": json.RawMessage(`{"google":{"thought_signature":"TS"}}`)}},
 	}
