@@ -2,6 +2,7 @@ package memorytest
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"testing"
@@ -151,6 +152,14 @@ func testFields(t *testing.T, m agentkit.Memory) {
 		}},
 		{Role: openai.ChatMessageRoleTool, ToolCallID: "call_1", Content: "line 1\nline 2\t\"quoted\" \\ \u0000 end"},
 		{Role: openai.ChatMessageRoleAssistant, Refusal: "I can't help with that."},
+		// Provider extras (reasoning_details, thought signatures) travel in FunctionCall.
+		agentkit.SetExtras(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{
+			{ID: "call_2", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "get_weather", Arguments: `{}`}},
+		}}, agentkit.ProviderExtras{
+			Message:   map[string]json.RawMessage{"reasoning_details": json.RawMessage(`[{"type":"reasoning.encrypted","data":"c2ln+/=","index":0}]`)},
+			ToolCalls: []map[string]json.RawMessage{{"extra_content": json.RawMessage(`{"google":{"thought_signature":"dHM="}}`)}},
+		}),
+		{Role: openai.ChatMessageRoleTool, ToolCallID: "call_2", Content: "晴"},
 		{Role: openai.ChatMessageRoleDeveloper, Content: "developer note"},
 	}
 	appendOK(t, m, "s", msgs...)
