@@ -59,7 +59,7 @@ type Event struct {
 	// Message is the model's reply (EventModelResponse).
 	Message *openai.ChatCompletionMessage
 	// Usage is the model call's token usage (EventModelResponse).
-	Usage openai.Usage
+	Usage Usage
 	// Call is the tool call (EventToolStart, EventToolEnd).
 	Call *tool.Call
 	// Result is the tool call's result (EventToolEnd).

@@ -80,7 +80,7 @@ type Result struct {
 	// Steps has one entry per model call, in order.
 	Steps []Step
 	// Usage sums the token usage the model reported over all steps.
-	Usage openai.Usage
+	Usage Usage
 	// Iterations is the number of model calls made.
 	Iterations int
 	// Stop says why the run ended.
@@ -96,7 +96,7 @@ type Step struct {
 	// FinishReason is the choice's finish_reason.
 	FinishReason openai.FinishReason
 	// Usage is the token usage of this call.
-	Usage openai.Usage
+	Usage Usage
 	// Duration is the model call's latency.
 	Duration time.Duration
 	// Calls are the tool calls of Message, in emission order, with their results.

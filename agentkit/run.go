@@ -318,10 +318,11 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 	}()
 	start := time.Now()
 	var resp openai.ChatCompletionResponse
+	mctx, report := withUsageReport(ctx)
 	if r.sink != nil && r.a.stream != nil {
-		resp, err = r.callStream(ctx, t, req, final)
+		resp, err = r.callStream(mctx, t, req, final)
 	} else {
-		resp, err = r.a.call(ctx, req)
+		resp, err = r.a.call(mctx, req)
 	}
 	dur := time.Since(start)
 	switch {
@@ -344,17 +345,16 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		// A streamed run on a model that cannot stream: the content in one delta.
 		r.emit(ctx, Event{Kind: EventTextDelta, Iteration: iter, Text: msg.Content})
 	}
-	r.res.Steps = append(r.res.Steps, Step{Iteration: iter, Message: msg, FinishReason: choice.FinishReason, Usage: resp.Usage, Duration: dur})
-	r.res.Usage.PromptTokens += resp.Usage.PromptTokens
-	r.res.Usage.CompletionTokens += resp.Usage.CompletionTokens
-	r.res.Usage.TotalTokens += resp.Usage.TotalTokens
+	usage := report.usage(resp.Usage)
+	r.res.Steps = append(r.res.Steps, Step{Iteration: iter, Message: msg, FinishReason: choice.FinishReason, Usage: usage, Duration: dur})
+	r.res.Usage.Add(usage)
 	if r.observed() {
 		m := msg
-		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Message: &m, Usage: resp.Usage, Duration: dur})
+		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Message: &m, Usage: usage, Duration: dur})
 	}
 	if l := r.a.opts.Logger; l != nil {
 		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: model response", slog.Int("iteration", iter), slog.Duration("duration", dur),
-			slog.Int("tool_calls", len(msg.ToolCalls)), slog.String("finish_reason", string(choice.FinishReason)), slog.Int("total_tokens", resp.Usage.TotalTokens))
+			slog.Int("tool_calls", len(msg.ToolCalls)), slog.String("finish_reason", string(choice.FinishReason)), slog.Int("total_tokens", usage.TotalTokens))
 	}
 	norm := r.normalize(ctx, t, msg)
 	if len(norm.ToolCalls) == 0 && !assistantHasContent(&norm) {

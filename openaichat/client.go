@@ -107,7 +107,7 @@ func (c *Client) CreateChatCompletion(ctx context.Context, req openai.ChatComple
 	if err != nil {
 		return openai.ChatCompletionResponse{}, err
 	}
-	return c.decodeResponse(resp, body)
+	return c.decodeResponse(ctx, resp, body)
 }
 
 // CreateChatCompletionStream sends req as a streamed request and returns the stream of the
@@ -125,12 +125,12 @@ func (c *Client) CreateChatCompletionStream(ctx context.Context, req openai.Chat
 		if err != nil {
 			return nil, err
 		}
-		if _, err := c.decodeResponse(resp, body); err != nil {
+		if _, err := c.decodeResponse(ctx, resp, body); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("openaichat: a stream was asked for, and the server answered %s with Content-Type %q", resp.Status, resp.Header.Get("Content-Type"))
 	}
-	return newStream(resp, c), nil
+	return newStream(ctx, resp, c), nil
 }
 
 func (c *Client) post(ctx context.Context, req openai.ChatCompletionRequest, stream bool) (*http.Response, error) {
@@ -196,9 +196,10 @@ type response struct {
 		Message json.RawMessage `json:"message"`
 	} `json:"choices"`
 	Error json.RawMessage `json:"error"`
+	Usage json.RawMessage `json:"usage"`
 }
 
-func (c *Client) decodeResponse(resp *http.Response, body []byte) (openai.ChatCompletionResponse, error) {
+func (c *Client) decodeResponse(ctx context.Context, resp *http.Response, body []byte) (openai.ChatCompletionResponse, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return openai.ChatCompletionResponse{}, errorResponse(resp, body)
 	}
@@ -219,8 +220,41 @@ func (c *Client) decodeResponse(resp *http.Response, body []byte) (openai.ChatCo
 		out.Choices[i] = ch.ChatCompletionChoice
 		out.Choices[i].Message = msg
 	}
+	if len(r.Usage) > 0 && string(r.Usage) != "null" {
+		if err := json.Unmarshal(r.Usage, &out.Usage); err != nil {
+			return openai.ChatCompletionResponse{}, fmt.Errorf("openaichat: usage: %w", err)
+		}
+		agentkit.ReportUsage(ctx, reportedUsage(r.Usage, out.Usage))
+	}
 	out.SetHeader(resp.Header)
 	return out, nil
+}
+
+// reportedUsage is the usage a provider reported, with what go-openai's Usage has no field
+// for: cache writes (OpenRouter's prompt_tokens_details.cache_write_tokens, Anthropic's
+// cache_creation_input_tokens as gateways pass it on) and DeepSeek's prompt_cache_hit_tokens
+// when cached_tokens is absent.
+func reportedUsage(raw json.RawMessage, u openai.Usage) agentkit.Usage {
+	out := agentkit.UsageOf(u)
+	var x struct {
+		PromptTokensDetails *struct {
+			CacheWriteTokens int `json:"cache_write_tokens"`
+		} `json:"prompt_tokens_details"`
+		CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+		PromptCacheHitTokens     int `json:"prompt_cache_hit_tokens"`
+	}
+	if json.Unmarshal(raw, &x) != nil {
+		return out
+	}
+	if d := x.PromptTokensDetails; d != nil && d.CacheWriteTokens > 0 {
+		out.CacheWriteTokens = d.CacheWriteTokens
+	} else {
+		out.CacheWriteTokens = x.CacheCreationInputTokens
+	}
+	if out.CachedTokens == 0 {
+		out.CachedTokens = x.PromptCacheHitTokens
+	}
+	return out
 }
 
 // decodeMessage decodes a reply's message with go-openai, after turning arguments sent as a

@@ -3,6 +3,7 @@ package openaichat
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,7 @@ import (
 // extras (agentkit.SetExtras on a message, here on the delta's FunctionCall), which the
 // Assembler puts on the message it builds.
 type stream struct {
+	ctx      context.Context // the request's: usage is reported in it
 	body     io.ReadCloser
 	r        *bufio.Reader
 	c        *Client
@@ -37,8 +39,8 @@ type stream struct {
 	extras   extrasAcc
 }
 
-func newStream(resp *http.Response, c *Client) *stream {
-	return &stream{body: resp.Body, r: bufio.NewReader(resp.Body), c: c, extras: extrasAcc{fields: c.fields}}
+func newStream(ctx context.Context, resp *http.Response, c *Client) *stream {
+	return &stream{ctx: ctx, body: resp.Body, r: bufio.NewReader(resp.Body), c: c, extras: extrasAcc{fields: c.fields}}
 }
 
 func (s *stream) Close() error { return s.body.Close() }
@@ -106,6 +108,13 @@ func (s *stream) decode(data []byte) (openai.ChatCompletionStreamResponse, bool,
 	}
 	if err := s.extras.add(data); err != nil {
 		return chunk, false, err
+	}
+	if chunk.Usage != nil {
+		var u struct {
+			Usage json.RawMessage `json:"usage"`
+		}
+		_ = json.Unmarshal(data, &u)
+		agentkit.ReportUsage(s.ctx, reportedUsage(u.Usage, *chunk.Usage))
 	}
 	return chunk, true, nil
 }
