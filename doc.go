@@ -30,6 +30,10 @@
 //     processes), offline token counting, and context strategies (Window, ClearToolResults,
 //     Fold) that keep long conversations within budget without separating a tool call from
 //     its results; memory/memorytest is the conformance kit for stores.
+//   - openaichat: the HTTP Model — the chat-completions wire with go-openai's types, plus what
+//     they cannot carry: provider extras sent back unchanged (agentkit.ProviderExtras), SSE
+//     error events, [DONE] told from a cut connection, request extras (prompt_cache_key,
+//     OpenRouter's routing and reasoning options), usage as reported, bounded replies.
 //   - agentkit/agentkittest: a scripted model (plain and streaming) for tests.
 //
 // A quick start:
@@ -49,8 +53,9 @@
 //	res, err := agent.Run(ctx, "北京天气怎么样？")
 //	fmt.Println(res.Output)
 //
-// A *openai.Client (github.com/sashabaranov/go-openai) is an agentkit.Model as it is, so any
-// OpenAI-compatible server works by changing its BaseURL. The SDK reads no environment
+// client is an openaichat.New("https://api.openai.com/v1", &openaichat.Options{APIKey: key}):
+// any OpenAI-compatible server works by changing the base URL. A *openai.Client
+// (github.com/sashabaranov/go-openai) is an agentkit.Model as it is too. The SDK reads no environment
 // variables, keeps no global state and makes no network call of its own: the Model you pass
 // makes them.
 package toolcall

@@ -12,9 +12,12 @@
 //	})
 //	res, err := agent.Run(ctx, "北京天气怎么样？顺便帮我算一下 123.45 * 678")
 //
-// A *openai.Client from github.com/sashabaranov/go-openai is a [Model] as it is, pointed at any
-// OpenAI-compatible server by its BaseURL; a fake model is a [ModelFunc], or the scripted model
-// of package agentkittest.
+// The history is go-openai's []openai.ChatCompletionMessage (github.com/sashabaranov/go-openai).
+// The SDK's HTTP Model, package openaichat, speaks the chat-completions wire to any
+// OpenAI-compatible server and keeps what providers send on a message and want back
+// ([ProviderExtras]: reasoning_details, thought signatures), and the usage they report
+// ([Usage]: cached, cache-write and reasoning tokens). A *openai.Client is a [Model] as it is,
+// without those; a fake model is a [ModelFunc], or the scripted model of package agentkittest.
 //
 // # What the loop guarantees, with no options
 //
@@ -34,6 +37,8 @@
 //     (Options.LoopStop).
 //   - Temperature defaults to 0 and reaches the wire ([WireZeroTemperature]); reasoning models
 //     that refuse it get none.
+//   - What a provider sent on a message and wants back ([ProviderExtras]) stays on the message
+//     through the transcript, sessions and context strategies, and goes back unchanged.
 //   - Run returns a [Result] on every path, with the transcript so far, the steps (every model
 //     call and tool call with durations, error kinds and repairs), summed usage and a
 //     [StopReason]. A canceled run returns, once its calls have ended, with a valid transcript.

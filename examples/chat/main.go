@@ -13,6 +13,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -29,6 +30,7 @@ import (
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/memory"
 	"github.com/toolcall/toolcall/memory/sqlite"
+	"github.com/toolcall/toolcall/openaichat"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -64,11 +66,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	var model agentkit.Model
 	var summarizer memory.Summarizer
 	if key, base := getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL"); key != "" || base != "" {
-		cfg := openai.DefaultConfig(key)
-		if base != "" {
-			cfg.BaseURL = base
-		}
-		client := openai.NewClientWithConfig(cfg)
+		client := openaichat.New(cmp.Or(base, "https://api.openai.com/v1"), &openaichat.Options{APIKey: key})
 		model = client
 		summarizer = memory.ModelSummarizer{Model: client, ModelName: modelName}
 	} else {

@@ -17,6 +17,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -31,6 +32,7 @@ import (
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/middleware"
+	"github.com/toolcall/toolcall/openaichat"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -136,11 +138,7 @@ func modelName(getenv func(string) string) string {
 
 func newModel(getenv func(string) string, stderr io.Writer) agentkit.Model {
 	if key, base := getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL"); key != "" || base != "" {
-		cfg := openai.DefaultConfig(key)
-		if base != "" {
-			cfg.BaseURL = base
-		}
-		return openai.NewClientWithConfig(cfg)
+		return openaichat.New(cmp.Or(base, "https://api.openai.com/v1"), &openaichat.Options{APIKey: key})
 	}
 	fmt.Fprintln(stderr, "middleware: OPENAI_API_KEY and OPENAI_BASE_URL are not set: running offline on a built-in scripted model.")
 	return agentkittest.New(nil,

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
+	"github.com/toolcall/toolcall/openaichat"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -89,11 +91,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		name = "gpt-4o-mini"
 	}
 	if key, base := getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL"); key != "" || base != "" {
-		cfg := openai.DefaultConfig(key)
-		if base != "" {
-			cfg.BaseURL = base
-		}
-		model = openai.NewClientWithConfig(cfg)
+		model = openaichat.New(cmp.Or(base, "https://api.openai.com/v1"), &openaichat.Options{APIKey: key})
 	} else {
 		fmt.Fprintln(stderr, "parallel: OPENAI_API_KEY and OPENAI_BASE_URL are not set: running offline on a built-in scripted model.")
 		model = offline()

@@ -22,17 +22,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/middleware"
+	"github.com/toolcall/toolcall/openaichat"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -126,14 +125,12 @@ func newModel(getenv func(string) string, question string, stderr io.Writer) (ag
 		fmt.Fprintln(stderr, "quickstart: OPENAI_API_KEY and OPENAI_BASE_URL are not set: running offline on a built-in scripted model (no network).")
 		return offlineModel(question), "offline-scripted", nil
 	}
-	cfg := openai.DefaultConfig(key)
-	if base != "" {
-		cfg.BaseURL = strings.TrimRight(base, "/")
+	if base == "" {
+		base = "https://api.openai.com/v1"
 	}
-	// go-openai does not expose response headers on errors: this transport hands the
-	// Retry-After of a 429 or 503 to middleware.ModelRetry.
-	cfg.HTTPClient = &http.Client{Transport: middleware.Transport(nil, nil)}
-	return agentkit.OpenAIStreaming(openai.NewClientWithConfig(cfg)), name, nil
+	// openaichat keeps what providers send back (reasoning, thought signatures), reports
+	// their errors with the server's detail and Retry-After, and bounds replies.
+	return openaichat.New(base, &openaichat.Options{APIKey: key}), name, nil
 }
 
 // runStream prints the model's text as it arrives. Text written in a turn that also calls
@@ -158,20 +155,20 @@ func runStream(ctx context.Context, agent *agentkit.Agent, question string, stdo
 
 // describe turns a run's error into one line a person can act on.
 func describe(err error, res *agentkit.Result) string {
-	var api *openai.APIError
-	var req *openai.RequestError
+	var perr *openaichat.Error
+	var nerr *url.Error
 	switch {
-	case errors.As(err, &api):
+	case errors.As(err, &perr):
 		hint := ""
-		switch api.HTTPStatusCode {
+		switch perr.StatusCode {
 		case 401:
 			hint = " (check OPENAI_API_KEY)"
 		case 404:
 			hint = " (check OPENAI_MODEL and that OPENAI_BASE_URL ends in /v1)"
 		}
-		return fmt.Sprintf("the provider refused the request (HTTP %d): %s%s", api.HTTPStatusCode, api.Message, hint)
-	case errors.As(err, &req):
-		return fmt.Sprintf("the provider answered HTTP %d: %v", req.HTTPStatusCode, req.Err)
+		return fmt.Sprintf("the provider refused the request: %s%s", strings.TrimPrefix(perr.Error(), "openaichat: "), hint)
+	case errors.As(err, &nerr):
+		return fmt.Sprintf("the provider could not be reached (check OPENAI_BASE_URL): %v", nerr)
 	case errors.Is(err, agentkit.ErrIterationLimit):
 		return fmt.Sprintf("no answer after %d model calls (stop reason %s)", res.Iterations, res.Stop)
 	}
