@@ -52,7 +52,10 @@ var ErrStreamTruncated = fmt.Errorf("agentkit: stream ended before the model fin
 //
 // SSE comment lines (": keep-alive") and other non-data lines are skipped by go-openai, up to
 // its Config.EmptyMessagesLimit consecutive lines. An error event in the stream
-// (data: {"error": ...}) comes back from Recv as an error wrapping *openai.APIError.
+// (data: {"error": ...}) comes back from Recv as an error wrapping *openai.APIError; an SSE
+// "event: error" is lost by go-openai (a JSON syntax error comes back), and a stream that ends
+// with [DONE] but no finish_reason reads as truncated. openaichat.Client, the SDK's own HTTP
+// Model, has none of these limits.
 func OpenAIStreaming(c *openai.Client) StreamingModel {
 	if c == nil {
 		panic("agentkit.OpenAIStreaming: nil client")
