@@ -10,6 +10,7 @@ import (
 	"github.com/toolcall/toolcall/bench/internal/script"
 	"github.com/toolcall/toolcall/bench/internal/script/handwritten"
 	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/openaichat"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -53,11 +54,15 @@ func toolcallTools(names []string) []*tool.Tool {
 }
 
 // newToolcall returns the one constructor of toolcall agents for s and url: agentkit.New on
-// handwritten.NewModel(s, url) (the scripted model behind go-openai's types in process, or
-// go-openai's client over HTTP), every default on, the tools declared once with tool.New, as
-// the peers' are. configure, when not nil, sets the options of one way of running workload 4.
+// the scripted model behind go-openai's types in process (handwritten.NewModel), or over HTTP
+// on openaichat, the SDK's own client; every default on, the tools declared once with
+// tool.New, as the peers' are. configure, when not nil, sets the options of one way of
+// running workload 4.
 func newToolcall(s *script.Script, url string) func(configure func(o *agentkit.Options)) *agentkit.Agent {
 	model, tools := handwritten.NewModel(s, url), toolcallTools(s.Tools)
+	if url != "" {
+		model = openaichat.New(url, &openaichat.Options{APIKey: "bench"})
+	}
 	return func(configure func(o *agentkit.Options)) *agentkit.Agent {
 		o := &agentkit.Options{Model: "gpt-4o-mini", Instructions: script.Instructions, Tools: tools, MaxIterations: script.MaxIterations}
 		if configure != nil {

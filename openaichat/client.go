@@ -260,6 +260,14 @@ func reportedUsage(raw json.RawMessage, u openai.Usage) agentkit.Usage {
 // decodeMessage decodes a reply's message with go-openai, after turning arguments sent as a
 // JSON value into their text, and keeps the extra fields of the message and of its calls.
 func (c *Client) decodeMessage(raw json.RawMessage) (openai.ChatCompletionMessage, error) {
+	var m openai.ChatCompletionMessage
+	if !c.names(raw) && !argumentsAsValue(raw) { // most replies: go-openai's decoding as it is
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return openai.ChatCompletionMessage{}, fmt.Errorf("message: %w", err)
+		}
+		m.FunctionCall = nil
+		return m, nil
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return openai.ChatCompletionMessage{}, fmt.Errorf("message: %w", err)
@@ -287,12 +295,37 @@ func (c *Client) decodeMessage(raw json.RawMessage) (openai.ChatCompletionMessag
 		b, _ = json.Marshal(fields)
 		raw = b
 	}
-	var m openai.ChatCompletionMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return openai.ChatCompletionMessage{}, fmt.Errorf("message: %w", err)
 	}
 	m.FunctionCall = nil // legacy function calling; the extras go there
 	return agentkit.SetExtras(m, e), nil
+}
+
+// names reports whether data may hold a field the client keeps as extras: it names one.
+func (c *Client) names(data []byte) bool {
+	for f, keep := range c.fields {
+		if keep && bytes.Contains(data, []byte(`"`+f+`"`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// argumentsAsValue reports whether data may hold a call whose "arguments" is not a string.
+func argumentsAsValue(data []byte) bool {
+	for rest := data; ; {
+		i := bytes.Index(rest, []byte(`"arguments"`))
+		if i < 0 {
+			return false
+		}
+		rest = bytes.TrimLeft(rest[i+len(`"arguments"`):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			if v := bytes.TrimLeft(rest[1:], " \t\r\n"); len(v) > 0 && v[0] != '"' {
+				return true
+			}
+		}
+	}
 }
 
 // extraFields returns the fields of obj that the client keeps as extras, or nil.

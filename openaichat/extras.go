@@ -23,6 +23,7 @@ import (
 //   - a tool call's fields, by the call's stream index (or id, for providers that send no
 //     index), in the order the calls began — the Assembler's order.
 type extrasAcc struct {
+	c       *Client
 	fields  map[string]bool
 	msg     map[string]json.RawMessage
 	details []map[string]json.RawMessage
@@ -69,15 +70,7 @@ func (a *extrasAcc) add(data []byte) error {
 
 // mayHold reports whether a payload may hold extras: it has tool calls or names a kept field.
 func (a *extrasAcc) mayHold(data []byte) bool {
-	if bytes.Contains(data, []byte(`"tool_calls"`)) {
-		return true
-	}
-	for f := range a.fields {
-		if bytes.Contains(data, []byte(strconv.Quote(f))) {
-			return true
-		}
-	}
-	return false
+	return bytes.Contains(data, []byte(`"tool_calls"`)) || a.c.names(data)
 }
 
 func (a *extrasAcc) addField(k string, v json.RawMessage) error {

@@ -105,48 +105,49 @@ func (c *Client) merged(ctx context.Context) Request {
 	return r
 }
 
+// wireRequest is a request body: go-openai's request, with the fields it marshals
+// differently or lacks (its Temperature is shadowed, so that a zero temperature is sent).
+type wireRequest struct {
+	openai.ChatCompletionRequest
+	Messages       any              `json:"messages"` // []openai.ChatCompletionMessage, or []json.RawMessage when some are rewritten
+	Temperature    *float32         `json:"temperature,omitempty"`
+	PromptCacheKey string           `json:"prompt_cache_key,omitempty"`
+	Provider       *ProviderRouting `json:"provider,omitempty"`
+	Reasoning      *Reasoning       `json:"reasoning,omitempty"`
+}
+
 // encodeRequest returns the body of req: go-openai's marshaling, with each message's provider
 // extras sent back, a zero temperature sent as 0, and the Request's fields.
 func (c *Client) encodeRequest(ctx context.Context, req openai.ChatCompletionRequest, stream bool) ([]byte, error) {
 	extra := c.merged(ctx)
-	msgs := req.Messages
-	req.Messages = nil
 	req.Stream = stream
-	zeroTemperature := req.Temperature == agentkit.WireZeroTemperature
-	b, err := json.Marshal(req)
-	if err != nil {
-		return nil, fmt.Errorf("openaichat: encoding the request: %w", err)
+	w := wireRequest{ChatCompletionRequest: req, Messages: req.Messages,
+		PromptCacheKey: extra.PromptCacheKey, Provider: extra.Provider, Reasoning: extra.Reasoning}
+	switch t := req.Temperature; t {
+	case agentkit.WireZeroTemperature:
+		w.Temperature = new(float32)
+	case 0: // none: the provider's default (reasoning models refuse one)
+	default:
+		w.Temperature = &t
+	}
+	marks := cacheMarks(req.Messages, extra.CacheControl)
+	if rewrites(req.Messages, marks) {
+		wire := make([]json.RawMessage, len(req.Messages))
+		for i, m := range req.Messages {
+			var err error
+			if wire[i], err = encodeMessage(m, marks[i]); err != nil {
+				return nil, fmt.Errorf("openaichat: encoding message %d: %w", i, err)
+			}
+		}
+		w.Messages = wire
+	}
+	b, err := json.Marshal(w)
+	if err != nil || len(extra.Fields) == 0 {
+		return b, err
 	}
 	var body map[string]json.RawMessage
 	if err := json.Unmarshal(b, &body); err != nil {
 		return nil, fmt.Errorf("openaichat: encoding the request: %w", err)
-	}
-	wire := make([]json.RawMessage, len(msgs))
-	marks := cacheMarks(msgs, extra.CacheControl)
-	for i, m := range msgs {
-		if wire[i], err = encodeMessage(m, marks[i]); err != nil {
-			return nil, fmt.Errorf("openaichat: encoding message %d: %w", i, err)
-		}
-	}
-	if body["messages"], err = json.Marshal(wire); err != nil {
-		return nil, fmt.Errorf("openaichat: encoding the request: %w", err)
-	}
-	if zeroTemperature {
-		body["temperature"] = json.RawMessage("0")
-	}
-	set := func(name string, v any) {
-		if b, err := json.Marshal(v); err == nil {
-			body[name] = b
-		}
-	}
-	if extra.PromptCacheKey != "" {
-		set("prompt_cache_key", extra.PromptCacheKey)
-	}
-	if extra.Provider != nil {
-		set("provider", extra.Provider)
-	}
-	if extra.Reasoning != nil {
-		set("reasoning", extra.Reasoning)
 	}
 	for k, v := range extra.Fields {
 		switch k {
@@ -159,6 +160,17 @@ func (c *Client) encodeRequest(ctx context.Context, req openai.ChatCompletionReq
 		body[k] = v
 	}
 	return json.Marshal(body)
+}
+
+// rewrites reports whether a message must be sent otherwise than go-openai marshals it: it
+// carries provider extras, or a cache mark.
+func rewrites(msgs []openai.ChatCompletionMessage, marks []*CacheControl) bool {
+	for i, m := range msgs {
+		if marks[i] != nil || (m.FunctionCall != nil && m.FunctionCall.Name == agentkit.ExtrasName) {
+			return true
+		}
+	}
+	return false
 }
 
 // cacheMarks returns, per message, the cache_control to put on it.

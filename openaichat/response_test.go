@@ -132,3 +132,26 @@ func TestResponseBound(t *testing.T) {
 		t.Fatalf("a body of exactly the bound: %v", err)
 	}
 }
+
+// TestResponseArgumentsAsObject: arguments sent as a JSON value instead of a string are that
+// value's text, with or without extras on the message.
+func TestResponseArgumentsAsObject(t *testing.T) {
+	tests := []struct{ name, message, want string }{
+		{"object", `{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":{"a":[1,2]}}}]}`, `{"a":[1,2]}`},
+		{"spaced", `{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments" :  {"a" : 1}}}]}`, `{"a":1}`},
+		{"string", `{"role":"assistant","content":"the \"arguments\": {} of it","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\": 1}"}}]}`, `{"a": 1}`},
+		{"with extras", `{"role":"assistant","reasoning":"r","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":{"b":true}}}]}`, `{"b":true}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, 200, "application/json", `{"choices":[{"index":0,"finish_reason":"tool_calls","message":`+tt.message+`}]}`)
+			resp, err := openaichat.New(srv.url, nil).CreateChatCompletion(context.Background(), hello)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Choices[0].Message.ToolCalls[0].Function.Arguments; got != tt.want {
+				t.Errorf("arguments %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

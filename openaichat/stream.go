@@ -40,7 +40,7 @@ type stream struct {
 }
 
 func newStream(ctx context.Context, resp *http.Response, c *Client) *stream {
-	return &stream{ctx: ctx, body: resp.Body, r: bufio.NewReader(resp.Body), c: c, extras: extrasAcc{fields: c.fields}}
+	return &stream{ctx: ctx, body: resp.Body, r: bufio.NewReader(resp.Body), c: c, extras: extrasAcc{c: c, fields: c.fields}}
 }
 
 func (s *stream) Close() error { return s.body.Close() }

@@ -133,7 +133,7 @@ func frameworks(p func(string, ...any), v map[string]string) {
 	p("| name | module | driven through | tools | a turn's calls | through HTTP |")
 	p("|---|---|---|---|---|---|")
 	p("| handwritten (the floor) | go-openai %s | the seed's `run_agent` loop by hand | JSON Schemas written once | one after the other | go-openai's client |", v["github.com/sashabaranov/go-openai"])
-	p("| **toolcall** | this repository | `agentkit.New`, `Run` / `RunMessages` / `RunSession`, every default on | `tool.New` | concurrent | go-openai's client |")
+	p("| **toolcall** | this repository | `agentkit.New`, `Run` / `RunMessages` / `RunSession`, every default on | `tool.New` | concurrent | its own client, `openaichat` |")
 	p("| fantasy | charm.land/fantasy %s | `fantasy.NewAgent`, `Agent.Generate` | `NewAgentTool` | one after the other | its OpenAI provider |", v["charm.land/fantasy"])
 	p("| fantasy-stream | the same | `Agent.Stream` | `NewParallelAgentTool` | concurrent, 5 at most | the same, streaming |")
 	p("| openai-agents-go | github.com/nlpodyssey/openai-agents-go %s | `agents.New`, `agents.Runner`, tracing off | `agents.NewFunctionTool` | concurrent | `NewOpenAIChatCompletionsModel` |", v["github.com/nlpodyssey/openai-agents-go"])
