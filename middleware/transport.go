@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/toolcall/toolcall/internal/httpbody"
 )
 
 // TransportOptions configures [Transport]. The zero value gives the defaults on each field.
@@ -65,7 +67,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return resp, err
 	}
-	resp.Body = &boundedBody{r: resp.Body, left: t.max, max: t.max}
+	resp.Body = httpbody.Limit(resp.Body, t.max, fmt.Errorf("middleware: the response body is larger than %d bytes (TransportOptions.MaxBodyBytes)", t.max))
 	if resp.StatusCode >= 400 {
 		if h, ok := req.Context().Value(retryAfterKey{}).(*retryAfterHolder); ok {
 			h.set(resp.Header.Get("Retry-After"), resp.Header.Get("Retry-After-Ms"))
@@ -103,26 +105,3 @@ func errorObject(resp *http.Response) (*http.Response, error) {
 	resp.Status = fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 	return resp, nil
 }
-
-// boundedBody is a response body that fails past max bytes.
-type boundedBody struct {
-	r         io.ReadCloser
-	left, max int64
-}
-
-func (b *boundedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 { // the bound is reached: the body must end here
-		if n, err := b.r.Read(make([]byte, 1)); n == 0 && err != nil {
-			return 0, err
-		}
-		return 0, fmt.Errorf("middleware: the response body is larger than %d bytes (TransportOptions.MaxBodyBytes)", b.max)
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.r.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
-
-func (b *boundedBody) Close() error { return b.r.Close() }

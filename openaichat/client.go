@@ -13,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/internal/httpbody"
 )
 
 // Options configures a [Client]. The zero value gives the defaults on each field.
@@ -160,32 +161,9 @@ func (c *Client) post(ctx context.Context, req openai.ChatCompletionRequest, str
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = &boundedBody{r: resp.Body, left: c.max, max: c.max}
+	resp.Body = httpbody.Limit(resp.Body, c.max, fmt.Errorf("openaichat: the response body is larger than %d bytes (Options.MaxResponseBytes)", c.max))
 	return resp, nil
 }
-
-// boundedBody is a response body that fails past max bytes.
-type boundedBody struct {
-	r         io.ReadCloser
-	left, max int64
-}
-
-func (b *boundedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 { // the bound is reached: the body must end here
-		if n, err := b.r.Read(make([]byte, 1)); n == 0 && err != nil {
-			return 0, err
-		}
-		return 0, fmt.Errorf("openaichat: the response body is larger than %d bytes (Options.MaxResponseBytes)", b.max)
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.r.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
-
-func (b *boundedBody) Close() error { return b.r.Close() }
 
 // response is a chat completion as decoded here: go-openai's, with each choice's message
 // kept raw for decodeMessage, and the error object of a 200 body that is one.
