@@ -15,6 +15,7 @@ package agentkit_test
 //     as the provider's error.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +48,7 @@ func TestReplayFieldRecordings(t *testing.T) {
 			switch {
 			case first.Status >= 400:
 				replayError(t, first, viaOpenAIChat)
+				checkErrorDetail(t, first, f.Expected.Error)
 				return
 			case len(f.Expected.StreamErrors) > 0:
 				replayStreamError(t, first, f.Expected.StreamErrors[0])
@@ -54,6 +56,8 @@ func TestReplayFieldRecordings(t *testing.T) {
 			}
 			if first.Stream() {
 				t.Run("assemble", func(t *testing.T) { checkFieldStream(t, first.Response, f.Expected) })
+			} else {
+				t.Run("decode", func(t *testing.T) { checkFieldJSON(t, first, f.Expected) })
 			}
 			if len(f.Expected.ToolCalls) == 0 {
 				return
@@ -119,6 +123,55 @@ func checkFieldStream(t *testing.T, body []byte, e recording.FieldExpected) {
 		t.Errorf("usage %+v, recorded total_tokens %d", got.usage, *e.TotalTokens)
 	}
 	checkDeltas(t, got, len(e.ToolCalls))
+}
+
+// checkFieldJSON checks openaichat's decoding of a recorded JSON reply against its manifest:
+// the content and the tool calls (ids, names, argument text exactly).
+func checkFieldJSON(t *testing.T, x recording.Exchange, e recording.FieldExpected) {
+	srv := newReplayServer(t, x)
+	resp, err := srv.model(viaOpenAIChat).CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{
+		Model: "replay", Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "replay"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Choices) == 0 {
+		t.Fatal("no choices")
+	}
+	msg := resp.Choices[0].Message
+	var got []wireCall
+	for _, c := range msg.ToolCalls {
+		got = append(got, wireCall{ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments})
+	}
+	var want []wireCall
+	for _, c := range e.ToolCalls {
+		want = append(want, wireCall{ID: c.ID, Name: c.Name, Args: c.Arguments})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tool calls (-recorded +decoded):\n%s", diff)
+	}
+	if msg.Content != e.Content {
+		t.Errorf("content %q, recorded %q", msg.Content, e.Content)
+	}
+}
+
+// checkErrorDetail checks that the upstream detail of an error body (OpenRouter's
+// error.metadata.raw) is kept: in the *openaichat.Error and its text.
+func checkErrorDetail(t *testing.T, x recording.Exchange, recorded map[string]any) {
+	md, _ := recorded["metadata"].(map[string]any)
+	raw, _ := md["raw"].(string)
+	if raw == "" {
+		return
+	}
+	srv := newReplayServer(t, x)
+	_, err := srv.model(viaOpenAIChat).CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{
+		Model: "replay", Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "replay"}}})
+	var pe *openaichat.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v, want an *openaichat.Error", err)
+	}
+	if !strings.Contains(string(pe.Metadata), raw[:20]) || !strings.Contains(err.Error(), raw) {
+		t.Errorf("the upstream's message %q is lost: metadata %s, error %q", raw, pe.Metadata, err)
+	}
 }
 
 // replayStreamError checks that a 200 stream carrying an SSE error event reaches the caller
