@@ -1,6 +1,7 @@
 package wiretest
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -152,19 +153,7 @@ func TestRequestExtras(t *testing.T) {
 				if tt.req != nil {
 					ctx = openaichat.WithRequest(ctx, *tt.req)
 				}
-				w := &weather{}
-				agent := agentkit.New(e.streaming, &agentkit.Options{Model: "gpt-4o-mini", Instructions: instructions, Tools: []*tool.Tool{w.tool()}})
-				const question = "用流式查询北京和广州的天气"
-				var res *agentkit.Result
-				var err error
-				if streamed {
-					res, err = agent.RunStream(ctx, question).Result()
-				} else {
-					res, err = agent.Run(ctx, question)
-				}
-				if err != nil || res.Stop != agentkit.StopAnswered {
-					t.Fatalf("run: %v (stop %q)", err, res.Stop)
-				}
+				runWeather(ctx, t, e, streamed)
 				bodies := journal(t, e)
 				if len(bodies) != 2 {
 					t.Fatalf("aimock received %d requests, want 2 (the call's and the answer's)", len(bodies))
@@ -183,5 +172,27 @@ func TestRequestExtras(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// runWeather runs stream.json's question (a tool round trip, two requests) on e's client,
+// with agent.RunStream when streamed, else agent.Run, and checks it answers.
+func runWeather(ctx context.Context, t *testing.T, e *env, streamed bool) {
+	t.Helper()
+	w := &weather{}
+	agent := agentkit.New(e.streaming, &agentkit.Options{Model: "gpt-4o-mini", Instructions: instructions, Tools: []*tool.Tool{w.tool()}})
+	const question = "用流式查询北京和广州的天气"
+	var res *agentkit.Result
+	var err error
+	if streamed {
+		res, err = agent.RunStream(ctx, question).Result()
+	} else {
+		res, err = agent.Run(ctx, question)
+	}
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if res.Stop != agentkit.StopAnswered {
+		t.Fatalf("run stopped %q, want %q", res.Stop, agentkit.StopAnswered)
 	}
 }

@@ -70,8 +70,6 @@ func testErrorObjectIn200(t *testing.T, e *env) {
 func TestResponseBodyBound(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, "large.json")
-	const question = "长回答：北京天气"
-	answer := strings.Repeat("北京：晴，气温26℃，东南风2级。", 60) // large.json's, 2700 bytes
 	tests := []struct {
 		name string
 		max  int64
@@ -93,36 +91,7 @@ func TestResponseBodyBound(t *testing.T) {
 						transport:  withTransport(&middleware.TransportOptions{MaxBodyBytes: tt.max}),
 						openaichat: openaichat.Options{MaxResponseBytes: tt.max},
 					})
-					w := &weather{}
-					wantErr := tt.wantErr[c]
-					t.Run("agent", func(t *testing.T) {
-						agent := agentkit.New(e.model, &agentkit.Options{Model: "gpt-4o-mini", Tools: []*tool.Tool{w.tool()}})
-						res, err := agent.Run(testContext(t), question)
-						if wantErr == "" {
-							if err != nil || res.Output != answer {
-								t.Fatalf("Run: %v, output of %d bytes; want the %d bytes of the answer", err, len(res.Output), len(answer))
-							}
-							return
-						}
-						checkFailedRun(t, res, err, w, nil)
-						if !strings.Contains(err.Error(), wantErr) {
-							t.Errorf("err = %v; want it to say %q", err, wantErr)
-						}
-					})
-					t.Run("stream", func(t *testing.T) {
-						got := stream(testContext(t), e.streaming,
-							streamRequest(w.tool(), openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: question}))
-						err := errors.Join(got.openErr, got.err)
-						if wantErr == "" {
-							if err != nil || got.msg.Content != answer {
-								t.Fatalf("stream: %v, content of %d bytes; want the %d bytes of the answer", err, len(got.msg.Content), len(answer))
-							}
-							return
-						}
-						if err == nil || errors.Is(err, io.EOF) || !strings.Contains(err.Error(), wantErr) {
-							t.Errorf("stream error = %v after %d chunks; want it to say %q", err, got.chunks, wantErr)
-						}
-					})
+					checkBodyBound(t, e, tt.wantErr[c])
 					if n := len(e.capture.Exchanges()); n != 2 {
 						t.Errorf("%d requests, want 2", n)
 					}
@@ -130,4 +99,44 @@ func TestResponseBodyBound(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkBodyBound runs large.json's question through the agent and as a stream: the answer
+// arrives whole, or, when wantErr is set, the call fails with an error saying it.
+func checkBodyBound(t *testing.T, e *env, wantErr string) {
+	t.Helper()
+	const question = "长回答：北京天气"
+	answer := strings.Repeat("北京：晴，气温26℃，东南风2级。", 60) // large.json's, 2700 bytes
+	w := &weather{}
+	t.Run("agent", func(t *testing.T) {
+		agent := agentkit.New(e.model, &agentkit.Options{Model: "gpt-4o-mini", Tools: []*tool.Tool{w.tool()}})
+		res, err := agent.Run(testContext(t), question)
+		if wantErr == "" {
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if res.Output != answer {
+				t.Errorf("output of %d bytes; want the %d bytes of the answer", len(res.Output), len(answer))
+			}
+			return
+		}
+		checkFailedRun(t, res, err, w, nil)
+		if !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("err = %v; want it to say %q", err, wantErr)
+		}
+	})
+	t.Run("stream", func(t *testing.T) {
+		got := stream(testContext(t), e.streaming,
+			streamRequest(w.tool(), openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: question}))
+		err := errors.Join(got.openErr, got.err)
+		if wantErr == "" {
+			if err != nil || got.msg.Content != answer {
+				t.Fatalf("stream: %v, content of %d bytes; want the %d bytes of the answer", err, len(got.msg.Content), len(answer))
+			}
+			return
+		}
+		if err == nil || errors.Is(err, io.EOF) || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("stream error = %v after %d chunks; want it to say %q", err, got.chunks, wantErr)
+		}
+	})
 }
