@@ -38,7 +38,9 @@ func TestErrorObjectIn200(t *testing.T) {
 func testErrorObjectIn200(t *testing.T, e *env) {
 	const message = "Upstream error from Anthropic: Overloaded"
 	// The code is the number 503: go-openai decodes a numeric code as an int, openaichat
-	// keeps it as encoding/json decodes a number into an any (float64).
+	// keeps it as encoding/json decodes a number into an any (float64), in its *Error and
+	// the *openai.APIError it unwraps to (TestAPIErrorCodeAsGoOpenAI, skipped, wants the
+	// int there).
 	want := map[client]providerError{
 		goOpenAI:   {Status: 503, Code: 503, Message: message},
 		openAIChat: {Status: 503, Code: float64(503), Message: message},
@@ -139,4 +141,29 @@ func checkBodyBound(t *testing.T, e *env, wantErr string) {
 			t.Errorf("stream error = %v after %d chunks; want it to say %q", err, got.chunks, wantErr)
 		}
 	})
+}
+
+// The *openai.APIError an *openaichat.Error unwraps to is the one go-openai builds from the
+// same body, so that "code written for go-openai's errors reads it" (openaichat's doc): a
+// numeric code is an int, as go-openai's APIError.UnmarshalJSON forces it.
+func TestAPIErrorCodeAsGoOpenAI(t *testing.T) {
+	t.Parallel()
+	t.Skip("bug: openaichat.Error.Unwrap gives a numeric code as the float64 encoding/json decoded (503.0) where go-openai's *openai.APIError has the int 503: api.Code == 503, written for go-openai, does not match openaichat's error")
+	s := newServer(t, "errorobject.json")
+	got := map[client]any{}
+	for _, c := range clients {
+		t.Run(string(c), func(t *testing.T) {
+			e := s.newEnv(t, c, clientOptions{transport: withTransport(nil)})
+			agent := agentkit.New(e.model, &agentkit.Options{Model: "gpt-4o-mini"})
+			_, err := agent.Run(testContext(t), "上游失败：北京天气")
+			var api *openai.APIError
+			if !errors.As(err, &api) {
+				t.Fatalf("err = %v (%T); want an *openai.APIError", err, err)
+			}
+			got[c] = api.Code
+		})
+	}
+	if want := map[client]any{goOpenAI: 503, openAIChat: 503}; !cmp.Equal(got, want) {
+		t.Errorf("APIError.Code (-want +got):\n%s", cmp.Diff(want, got))
+	}
 }
