@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -127,16 +126,27 @@ var serverError = map[client]providerError{
 
 // With middleware.ModelRetry, the 429 is retried after exactly the server's Retry-After (2s,
 // longer than the configured backoff), and the run succeeds on the second attempt with the
-// same request. go-openai needs middleware.Transport for the header to reach ModelRetry;
+// same request, plain (Run) and streamed (RunStream: the 429 refuses the stream before any
+// chunk). go-openai needs middleware.Transport for the header to reach ModelRetry;
 // openaichat gives it on its own (its error is a middleware.RetryAfterError), without the
 // transport.
 func TestRateLimitRetriedAfterRetryAfter(t *testing.T) {
 	t.Parallel()
-	o := clientOptions{transport: func(rt http.RoundTripper) http.RoundTripper { return middleware.Transport(rt, nil) }}
-	eachClient(t, "ratelimit.json", o, testRateLimitRetriedAfterRetryAfter)
+	s := newServer(t, "ratelimit.json")
+	o := clientOptions{transport: withTransport(nil)}
+	for _, c := range clients {
+		t.Run(string(c), func(t *testing.T) {
+			t.Parallel()
+			for _, streamed := range []bool{false, true} {
+				t.Run(map[bool]string{false: "Run", true: "RunStream"}[streamed], func(t *testing.T) {
+					testRateLimitRetriedAfterRetryAfter(t, s.newEnv(t, c, o), streamed) // an env each: aimock's sequence starts anew
+				})
+			}
+		})
+	}
 }
 
-func testRateLimitRetriedAfterRetryAfter(t *testing.T, e *env) {
+func testRateLimitRetriedAfterRetryAfter(t *testing.T, e *env, streamed bool) {
 	var mu sync.Mutex
 	var waits []time.Duration
 	var retried []error
@@ -160,9 +170,15 @@ func testRateLimitRetriedAfterRetryAfter(t *testing.T, e *env) {
 		Tools:           []*tool.Tool{w.tool()},
 		ModelMiddleware: []agentkit.ModelMiddleware{retry},
 	})
-	res, err := agent.Run(testContext(t), "限流了吗？")
+	var res *agentkit.Result
+	var err error
+	if streamed {
+		res, err = agent.RunStream(testContext(t), "限流了吗？").Result()
+	} else {
+		res, err = agent.Run(testContext(t), "限流了吗？")
+	}
 	if err != nil {
-		t.Fatalf("Run: %v", err)
+		t.Fatalf("run: %v", err)
 	}
 	if res.Stop != agentkit.StopAnswered || res.Output != "第二次请求成功。" {
 		t.Errorf("Stop = %q, Output = %q", res.Stop, res.Output)
