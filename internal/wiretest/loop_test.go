@@ -19,7 +19,10 @@ import (
 // the last message is the result of call_sh, so aimock itself checks the order too.
 func TestParallelToolCalls(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "parallel.json", nil)
+	eachClient(t, "parallel.json", clientOptions{}, testParallelToolCalls)
+}
+
+func testParallelToolCalls(t *testing.T, e *env) {
 	shanghaiDone := make(chan struct{})
 	w := &weather{
 		before: func(ctx context.Context, city string) error {
@@ -42,7 +45,7 @@ func TestParallelToolCalls(t *testing.T) {
 			}
 		},
 	}
-	agent := agentkit.New(e.client, &agentkit.Options{
+	agent := agentkit.New(e.model, &agentkit.Options{
 		Model:        "gpt-4o-mini",
 		Instructions: instructions,
 		Tools:        []*tool.Tool{w.tool()},
@@ -71,10 +74,11 @@ func TestParallelToolCalls(t *testing.T) {
 	if first.Model != "gpt-4o-mini" || len(first.Tools) != 1 || first.Tools[0].Type != "function" || first.Tools[0].Function.Name != "get_weather" {
 		t.Errorf("first request: model %q, tools %+v", first.Model, first.Tools)
 	}
-	// The tool-calling temperature 0 reaches the wire as agentkit.WireZeroTemperature:
-	// go-openai would drop an exact 0.
-	if first.Temperature == nil || *first.Temperature != 1e-06 {
-		t.Errorf("temperature = %v, want 1e-06", first.Temperature)
+	// The tool-calling temperature 0 reaches the wire: as agentkit.WireZeroTemperature
+	// through go-openai, which would drop an exact 0; as 0 through openaichat.
+	wantTemperature := map[client]float64{goOpenAI: 1e-06, openAIChat: 0}[e.client]
+	if first.Temperature == nil || *first.Temperature != wantTemperature {
+		t.Errorf("temperature = %v, want %v", first.Temperature, wantTemperature)
 	}
 	want := []wireMessage{
 		{Role: "system", Content: instructions},
@@ -100,9 +104,12 @@ func TestParallelToolCalls(t *testing.T) {
 // are JSON, as providers require when a history is sent back.
 func TestMalformedArgumentsFromTheServer(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "badarguments.json", nil)
+	eachClient(t, "badarguments.json", clientOptions{}, testMalformedArgumentsFromTheServer)
+}
+
+func testMalformedArgumentsFromTheServer(t *testing.T, e *env) {
 	w := &weather{}
-	agent := agentkit.New(e.client, &agentkit.Options{Model: "gpt-4o-mini", Tools: []*tool.Tool{w.tool()}})
+	agent := agentkit.New(e.model, &agentkit.Options{Model: "gpt-4o-mini", Tools: []*tool.Tool{w.tool()}})
 	res, err := agent.Run(testContext(t), "坏的参数：广州和上海的天气")
 	if err != nil {
 		t.Fatalf("Run: %v", err)

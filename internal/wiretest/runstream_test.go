@@ -44,9 +44,12 @@ func (e *events) of(kind agentkit.EventKind) []agentkit.Event {
 // back in emission order, and the answer arrives as text deltas.
 func TestRunStream(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "stream.json", nil)
+	eachClient(t, "stream.json", clientOptions{}, testRunStream)
+}
+
+func testRunStream(t *testing.T, e *env) {
 	w := &weather{}
-	agent := agentkit.New(agentkit.OpenAIStreaming(e.client), &agentkit.Options{Model: "gpt-4o-mini", Tools: []*tool.Tool{w.tool()}})
+	agent := agentkit.New(e.streaming, &agentkit.Options{Model: "gpt-4o-mini", Tools: []*tool.Tool{w.tool()}})
 	run := agent.RunStream(testContext(t), "用流式查询北京和广州的天气")
 	var text strings.Builder
 	var ready []string
@@ -96,7 +99,10 @@ func TestRunStream(t *testing.T) {
 // executed — or, with early start, the call started early is canceled and not recorded.
 func TestRunStreamDisconnect(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "disconnect.json", nil)
+	eachClient(t, "disconnect.json", clientOptions{}, testRunStreamDisconnect)
+}
+
+func testRunStreamDisconnect(t *testing.T, e *env) {
 	const question = "流中断开：北京和上海的天气"
 	tests := []struct {
 		name       string
@@ -118,7 +124,7 @@ func TestRunStreamDisconnect(t *testing.T) {
 				return ctx.Err()
 			}}
 			var ev events
-			agent := agentkit.New(agentkit.OpenAIStreaming(e.client), &agentkit.Options{
+			agent := agentkit.New(e.streaming, &agentkit.Options{
 				Model:        "gpt-4o-mini",
 				Tools:        []*tool.Tool{w.tool(tool.Options{Sequential: tt.sequential})},
 				NoEarlyStart: tt.noEarly,

@@ -58,6 +58,11 @@ func TestRequestSchema(t *testing.T) {
 			{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},
 			{"role":"tool","tool_call_id":"c","content":"r"}]}`, ""},
 		{"stream options", `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"q"}]}`, ""},
+		// openaichat's request extras the spec knows (TestRequestExtras sends them), and
+		// those it does not, which it lets through.
+		{"request extras", `{"model":"m","prompt_cache_key":"user-42","prompt_cache_options":{"ttl":"30m","mode":"explicit"},"top_p":0,"messages":[{"role":"user","content":"q"}]}`, ""},
+		{"gateway extras", `{"model":"m","provider":{"order":["anthropic"]},"reasoning":{"effort":"low"},"messages":[
+			{"role":"system","content":[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}]},{"role":"user","content":"q"}]}`, ""},
 
 		{"messages missing", `{"model":"gpt-4o-mini"}`, "messages"},
 		{"messages empty", `{"model":"gpt-4o-mini","messages":[]}`, "messages"},
@@ -70,6 +75,9 @@ func TestRequestSchema(t *testing.T) {
 		{"tool call arguments not a string", `{"model":"m","messages":[{"role":"user","content":"q"},
 			{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":{"a":1}}}]},
 			{"role":"tool","tool_call_id":"c","content":"r"}]}`, "/messages/1"},
+		{"prompt_cache_key not a string", `{"model":"m","prompt_cache_key":42,"messages":[{"role":"user","content":"q"}]}`, "/prompt_cache_key"},
+		{"prompt_cache_options ttl unknown", `{"model":"m","prompt_cache_options":{"ttl":"5m"},"messages":[{"role":"user","content":"q"}]}`, "/prompt_cache_options/ttl"},
+		{"top_p out of range", `{"model":"m","top_p":1.5,"messages":[{"role":"user","content":"q"}]}`, "/top_p"},
 		{"not JSON", `{"model":`, "not JSON"},
 	}
 	for _, tt := range tests {

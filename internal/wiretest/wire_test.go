@@ -12,7 +12,9 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"go.uber.org/goleak"
 
+	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/internal/aimock"
+	"github.com/toolcall/toolcall/openaichat"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -23,32 +25,115 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // instructions is the system prompt of the agents under test.
 const instructions = "你是一个乐于助人的智能助手，可以通过工具获取实时信息。"
 
-// env is one test's aimock server and the real go-openai client pointed at it.
-type env struct {
-	client  *openai.Client
-	capture *Capture
+// client names a client of the chat-completions wire the tests drive: every test that
+// drives a model runs once per client, as a subtest named by it.
+type client string
+
+const (
+	// goOpenAI is go-openai's *openai.Client, streaming through agentkit.OpenAIStreaming.
+	goOpenAI client = "go-openai"
+	// openAIChat is the repository's own *openaichat.Client.
+	openAIChat client = "openaichat"
+)
+
+var clients = []client{goOpenAI, openAIChat}
+
+// server is one test's aimock server, shared by the subtests of every client: each client
+// sends its own X-Test-Id, under which aimock counts fixture matches (sequenceIndex) and
+// keeps its journal apart.
+type server struct {
+	srv    *aimock.Server
+	schema *Schema
 }
 
-// newEnv starts aimock with testdata/aimock/<fixtures> and returns a go-openai client for it
-// whose every request is recorded. wrap, when not nil, wraps the recording transport (to put
-// middleware.Transport around it). When the test ends, every recorded request must
-// have been a POST to /v1/chat/completions whose body the OpenAPI schema accepts.
-func newEnv(t *testing.T, fixtures string, wrap func(http.RoundTripper) http.RoundTripper) *env {
+// newServer starts aimock with testdata/aimock/<fixtures> for the test and its subtests.
+func newServer(t *testing.T, fixtures string) *server {
 	t.Helper()
 	schema := loadRequestSchema(t)
-	srv := aimock.Start(t, filepath.Join("..", "..", "testdata", "aimock", fixtures))
+	return &server{srv: aimock.Start(t, filepath.Join("..", "..", "testdata", "aimock", fixtures)), schema: schema}
+}
+
+// clientOptions configures the client of a test beyond what the env sets.
+type clientOptions struct {
+	// transport, when not nil, wraps go-openai's recording transport (to put
+	// middleware.Transport around it): what go-openai cannot see without it, openaichat
+	// must see on its own, so openaichat never gets it.
+	transport func(http.RoundTripper) http.RoundTripper
+	// openaichat is openaichat's options; the env sets APIKey and HTTPClient.
+	openaichat openaichat.Options
+}
+
+// env is one client under test, pointed at the test's aimock server, whose every request is
+// recorded.
+type env struct {
+	client client
+	// model is the client itself (*openai.Client or *openaichat.Client); streaming is
+	// agentkit.OpenAIStreaming of go-openai's, openaichat's own.
+	model     agentkit.Model
+	streaming agentkit.StreamingModel
+	capture   *Capture
+	// testID is the X-Test-Id the client sends: aimock's journal of this client's requests
+	// is under it.
+	testID string
+	srv    *aimock.Server
+}
+
+// newEnv returns the client c for the test t (a subtest of the one that started srv). When
+// t ends, every recorded request must have been a POST to /v1/chat/completions whose body
+// the OpenAPI schema accepts.
+func (s *server) newEnv(t *testing.T, c client, o clientOptions) *env {
+	t.Helper()
 	tr := &http.Transport{} // a pool of our own, closed below: no connection outlives the test
 	t.Cleanup(tr.CloseIdleConnections)
-	capture := &Capture{Base: tr}
-	var rt http.RoundTripper = capture
-	if wrap != nil {
-		rt = wrap(capture)
+	e := &env{client: c, testID: t.Name(), srv: s.srv}
+	e.capture = &Capture{Base: testIDTransport{id: e.testID, base: tr}}
+	switch c {
+	case goOpenAI:
+		var rt http.RoundTripper = e.capture
+		if o.transport != nil {
+			rt = o.transport(e.capture)
+		}
+		cfg := openai.DefaultConfig("test-key")
+		cfg.BaseURL = s.srv.URL
+		cfg.HTTPClient = &http.Client{Transport: rt}
+		oc := openai.NewClientWithConfig(cfg)
+		e.model, e.streaming = oc, agentkit.OpenAIStreaming(oc)
+	case openAIChat:
+		opts := o.openaichat
+		opts.APIKey = "test-key"
+		opts.HTTPClient = &http.Client{Transport: e.capture}
+		oc := openaichat.New(s.srv.URL, &opts)
+		e.model, e.streaming = oc, oc
+	default:
+		t.Fatalf("unknown client %q", c)
 	}
-	cfg := openai.DefaultConfig("test-key")
-	cfg.BaseURL = srv.URL
-	cfg.HTTPClient = &http.Client{Transport: rt}
-	t.Cleanup(func() { checkRequests(t, schema, capture.Exchanges()) })
-	return &env{client: openai.NewClientWithConfig(cfg), capture: capture}
+	t.Cleanup(func() { checkRequests(t, s.schema, e.capture.Exchanges()) })
+	return e
+}
+
+// eachClient runs f as a parallel subtest per client, named by the client, against one aimock
+// server started with testdata/aimock/<fixtures>.
+func eachClient(t *testing.T, fixtures string, o clientOptions, f func(t *testing.T, e *env)) {
+	t.Helper()
+	s := newServer(t, fixtures)
+	for _, c := range clients {
+		t.Run(string(c), func(t *testing.T) {
+			t.Parallel()
+			f(t, s.newEnv(t, c, o))
+		})
+	}
+}
+
+// testIDTransport sends each request with the header X-Test-Id: id.
+type testIDTransport struct {
+	id   string
+	base http.RoundTripper
+}
+
+func (tt testIDTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context()) // a RoundTripper must not modify the request
+	req.Header.Set("X-Test-Id", tt.id)
+	return tt.base.RoundTrip(req)
 }
 
 func checkRequests(t *testing.T, schema *Schema, exs []Exchange) {
