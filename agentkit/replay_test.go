@@ -997,7 +997,9 @@ func TestOpenAIStreamingBrokenStreams(t *testing.T) {
 		{"cut inside an event", role + call[:40], false,
 			func(err error) bool { return errors.Is(err, agentkit.ErrStreamTruncated) }, "Hel", 0},
 		{"connection dropped", role + call, true,
-			func(err error) bool { return err != nil && !errors.Is(err, io.EOF) }, "Hel", 1},
+			func(err error) bool { return errors.Is(err, agentkit.ErrStreamTruncated) }, "Hel", 1},
+		{"connection dropped after the finish_reason: a normal end", role + fin, true,
+			func(err error) bool { return err == nil }, "Hel", 0},
 		{"error event mid-stream", role + apiEr, false,
 			func(err error) bool {
 				var e *openai.APIError

@@ -36,7 +36,7 @@ type StreamingModel interface {
 }
 
 // ErrStreamTruncated reports a stream that ended before the model finished its message: the
-// connection closed (or the body ended) before a chunk carried a finish_reason. It also
+// connection was cut (or the body ended) before a chunk carried a finish_reason. It also
 // matches io.ErrUnexpectedEOF. The text received so far is in [Assembler.Partial].
 var ErrStreamTruncated = fmt.Errorf("agentkit: stream ended before the model finished its message: %w", io.ErrUnexpectedEOF)
 
@@ -44,11 +44,12 @@ var ErrStreamTruncated = fmt.Errorf("agentkit: stream ended before the model fin
 // CreateChatCompletionStream returns the concrete *openai.ChatCompletionStream, so the client
 // does not satisfy the interface as it is.) It panics when c is nil.
 //
-// go-openai reports io.EOF both for "data: [DONE]" and for a body that simply stops, so a
-// connection cut mid-message would look like a normal end. The adapter tells them apart the
-// only way the decoded chunks allow: a normal end comes after a chunk whose choice carried a
+// go-openai reports io.EOF both for "data: [DONE]" and for a body that simply ends, and
+// io.ErrUnexpectedEOF for a connection cut (as net/http reports a chunked body that stops),
+// so a cut mid-message can look like a normal end. The adapter tells them apart the only way
+// the decoded chunks allow: a normal end comes after a chunk whose choice carried a
 // finish_reason (every provider in our recordings sends one, possibly followed by a usage
-// chunk). An io.EOF before any finish_reason becomes [ErrStreamTruncated].
+// chunk). Either error before any finish_reason becomes [ErrStreamTruncated]; after one, io.EOF.
 //
 // SSE comment lines (": keep-alive") and other non-data lines are skipped by go-openai, up to
 // its Config.EmptyMessagesLimit consecutive lines. An error event in the stream
@@ -86,8 +87,11 @@ type openAIStream struct {
 func (s *openAIStream) Recv() (openai.ChatCompletionStreamResponse, error) {
 	r, err := s.s.Recv()
 	if err != nil {
-		if errors.Is(err, io.EOF) && !s.finished {
+		switch ended := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF); {
+		case ended && !s.finished:
 			return r, ErrStreamTruncated
+		case ended: // cut after the finish_reason: the message is whole
+			return r, io.EOF
 		}
 		return r, err
 	}

@@ -12,9 +12,9 @@
 //     400 to the next request.
 //   - Stream errors and ends. An SSE error event (Groq sends one inside a 200 stream) is the
 //     provider's error, an [*Error]; a stream that ends with "data: [DONE]" is a normal end
-//     with or without a finish_reason; a body that stops before either is
-//     [agentkit.ErrStreamTruncated]. go-openai reports io.EOF for a cut connection and a
-//     JSON syntax error for an error event.
+//     with or without a finish_reason; a body that stops or a connection cut before either
+//     is [agentkit.ErrStreamTruncated]. go-openai cannot tell [DONE] from a body that ends
+//     (io.EOF for both) and reports a JSON syntax error for an error event.
 //   - Request extras go-openai has no field for — prompt_cache_key, OpenRouter's provider
 //     routing and reasoning options, any other top-level field — per client
 //     (Options.Request) and per request ([WithRequest]).

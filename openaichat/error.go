@@ -3,6 +3,7 @@ package openaichat
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -22,8 +23,8 @@ type Error struct {
 	// or a stream, the status the object names (its status_code, or its code when that is
 	// an HTTP status), else 502 for a body and 500 for a stream.
 	StatusCode int
-	// Code, Type, Param and Message are the error object's fields, as sent (Code is a
-	// string or a number).
+	// Code, Type, Param and Message are the error object's fields, as sent: Code is a string,
+	// an int (a whole number, as go-openai's APIError holds it), a float64 or nil.
 	Code    any
 	Type    string
 	Param   string
@@ -122,11 +123,14 @@ func parseError(body []byte, status int) *Error {
 	case o.Error != nil:
 		x := o.Error
 		e.Message, e.Type, e.Code, e.Metadata = x.Message, x.Type, x.Code, x.Metadata
+		if f, ok := x.Code.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			e.Code = int(f) // as go-openai's APIError holds a numeric code
+		}
 		if x.Param != nil {
 			e.Param = fmt.Sprint(x.Param)
 		}
-		if code, ok := x.Code.(float64); ok && code >= 400 && code <= 599 {
-			e.StatusCode = int(code)
+		if code, ok := e.Code.(int); ok && code >= 400 && code <= 599 {
+			e.StatusCode = code
 		}
 		if x.StatusCode >= 400 && x.StatusCode <= 599 {
 			e.StatusCode = x.StatusCode

@@ -72,13 +72,13 @@ func TestResponseErrors(t *testing.T) {
 		{
 			name: "openrouter upstream", status: 429,
 			body:       `{"error":{"code":429,"message":"Provider returned error","metadata":{"provider_name":"Google","raw":"gemini is rate-limited upstream"}},"user_id":"u"}`,
-			retryAfter: "7", wantStatus: 429, wantMessage: "Provider returned error", wantCode: 429.0,
+			retryAfter: "7", wantStatus: 429, wantMessage: "Provider returned error", wantCode: 429,
 			wantText: "(Google upstream: gemini is rate-limited upstream)", wantWait: 7 * time.Second,
 		},
 		{
 			name: "error object in a 200", status: 200,
 			body:       `{"error":{"message":"upstream failed","code":503}}`,
-			wantStatus: 503, wantMessage: "upstream failed", wantCode: 503.0, wantText: "status 503, code 503: upstream failed",
+			wantStatus: 503, wantMessage: "upstream failed", wantCode: 503, wantText: "status 503, code 503: upstream failed",
 		},
 		{
 			name: "error object in a 200 without a status", status: 200,

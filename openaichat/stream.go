@@ -19,9 +19,10 @@ import (
 // stream reads a server-sent event stream of chat-completion chunks.
 //
 // Its end: "data: [DONE]" is the normal end, with or without a finish_reason before it
-// (OpenRouter's Kimi sends none). A body that ends after a chunk carried a finish_reason but
-// before [DONE] is a normal end too (the model's message is whole; only a usage chunk can be
-// missing). A body that ends before either is agentkit.ErrStreamTruncated. An "event: error"
+// (OpenRouter's Kimi sends none). A body that ends — or a connection cut, which net/http
+// reports as io.ErrUnexpectedEOF — after a chunk carried a finish_reason but before [DONE] is
+// a normal end too (the model's message is whole; only a usage chunk can be missing). One
+// that ends before either is agentkit.ErrStreamTruncated. An "event: error"
 // event, or a data payload that is an error object, is the provider's *Error.
 //
 // Provider extras arrive as fragments in the chunks' deltas; the stream merges them (see
@@ -48,10 +49,11 @@ func (s *stream) Close() error { return s.body.Close() }
 func (s *stream) Recv() (openai.ChatCompletionStreamResponse, error) {
 	for s.err == nil {
 		event, data, err := s.next()
+		ended := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) // a cut connection is the latter
 		switch {
-		case errors.Is(err, io.EOF) && s.finished:
+		case ended && s.finished:
 			return s.end()
-		case errors.Is(err, io.EOF):
+		case ended:
 			s.err = agentkit.ErrStreamTruncated
 		case err != nil:
 			s.err = fmt.Errorf("openaichat: reading the stream: %w", err)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -105,7 +107,7 @@ func TestStreamErrorEvent(t *testing.T) {
 		{
 			name:       "error object as data",
 			body:       "data: {\"error\":{\"message\":\"overloaded\",\"code\":529}}\n\n",
-			wantStatus: 529, wantMessage: "overloaded", wantCode: 529.0, wantChunks: 0,
+			wantStatus: 529, wantMessage: "overloaded", wantCode: 529, wantChunks: 0,
 		},
 		{
 			name:       "error event without a status",
@@ -209,5 +211,34 @@ func TestStreamMergesExtras(t *testing.T) {
 				t.Errorf("a chunk before the last carries a function_call: %+v", ch.Delta.FunctionCall)
 			}
 		}
+	}
+}
+
+// TestStreamConnectionCut: a connection cut (io.ErrUnexpectedEOF from net/http) before the
+// finish_reason is agentkit.ErrStreamTruncated; after it, a normal end.
+func TestStreamConnectionCut(t *testing.T) {
+	tests := []struct {
+		name     string
+		sent     string
+		wantText string
+		wantErr  error
+	}{
+		{"before the finish reason", hiChunk, "hi", agentkit.ErrStreamTruncated},
+		{"after the finish reason", hiChunk + finishChunk, "hi", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, tt.sent)
+				w.(http.Flusher).Flush()
+				panic(http.ErrAbortHandler) // the connection is cut, the chunked body unfinished
+			}))
+			defer srv.Close()
+			got, err := recvWith(openaichat.New(srv.URL+"/v1", nil))
+			if !errors.Is(err, tt.wantErr) || got != tt.wantText {
+				t.Errorf("text %q, error %v; want %q, %v", got, err, tt.wantText, tt.wantErr)
+			}
+		})
 	}
 }
