@@ -215,7 +215,7 @@ func checkReplayedFields(t *testing.T, f *recording.Field, sent []byte) {
 	}
 	want := fieldValues(t, f.Exchanges[0], openaichat.DefaultExtraFields())
 	for _, name := range f.Replayed.MessageFields {
-		if _, ok := got[name]; !ok && name != "reasoning_content" {
+		if _, ok := got[name]; !ok {
 			t.Errorf("the follow-up lacks the assistant message field %q the recording's client sent back", name)
 		}
 	}
