@@ -62,7 +62,9 @@ type Event struct {
 	Usage Usage
 	// Call is the tool call (EventToolStart, EventToolEnd).
 	Call *tool.Call
-	// Result is the tool call's result (EventToolEnd).
+	// Result is the tool call's result (EventToolEnd). Call and Result are the event's own
+	// copies: an OnEvent that edits them changes neither the call that runs nor the run's
+	// record (Result.Steps, Result.Messages).
 	Result *tool.Result
 	// Duration is the model call's or tool call's latency.
 	Duration time.Duration

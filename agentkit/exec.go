@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -117,7 +118,7 @@ func (t *turn) finish(calls []tool.Call, refused func(i int) (tool.Result, bool)
 		}
 		if res, no := refused(i); no {
 			recs[i] = CallRecord{Call: c, Result: res}
-			t.r.emit(t.ctx, Event{Kind: EventToolEnd, Iteration: t.iter, Call: &recs[i].Call, Result: &recs[i].Result})
+			t.r.emit(t.ctx, toolEnd(t.iter, recs[i]))
 			continue
 		}
 		if err := t.ctx.Err(); err != nil {
@@ -154,7 +155,8 @@ func canceled(c tool.Call, err error) tool.Result {
 func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRecord) {
 	rec.Call = call
 	if r.observed() {
-		r.emit(ctx, Event{Kind: EventToolStart, Iteration: iter, Call: &call})
+		c := call // the event's own: an OnEvent that edits it changes neither the call run nor its record
+		r.emit(ctx, Event{Kind: EventToolStart, Iteration: iter, Call: &c})
 	}
 	start := time.Now()
 	func() {
@@ -172,8 +174,15 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 		rec.Result.Content = tool.EmptyContent
 	}
 	if r.observed() {
-		c, res := rec.Call, rec.Result
-		r.emit(ctx, Event{Kind: EventToolEnd, Iteration: iter, Call: &c, Result: &res, Duration: rec.Duration})
+		r.emit(ctx, toolEnd(iter, rec))
 	}
 	return rec
+}
+
+// toolEnd returns the EventToolEnd of rec. The event carries copies of the call and the
+// result (the stack too): an OnEvent that edits them changes neither the run's record nor
+// its transcript.
+func toolEnd(iter int, rec CallRecord) Event {
+	rec.Result.Stack = slices.Clone(rec.Result.Stack)
+	return Event{Kind: EventToolEnd, Iteration: iter, Call: &rec.Call, Result: &rec.Result, Duration: rec.Duration}
 }

@@ -22,7 +22,13 @@ func (r *run) normalize(ctx context.Context, t *turn, m openai.ChatCompletionMes
 		m.FunctionCall = nil // legacy function calling: never replayed
 	}
 	m.ToolCallID = ""
-	if len(m.MultiContent) > 0 { // go-openai refuses to send both: Content becomes the first part
+	// go-openai refuses to send Content beside a non-nil MultiContent, even an empty one: an
+	// empty list goes, and otherwise Content becomes the first part.
+	switch {
+	case m.MultiContent == nil:
+	case len(m.MultiContent) == 0:
+		m.MultiContent = nil
+	default:
 		m.MultiContent = nonEmptyParts(append([]openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: m.Content}}, m.MultiContent...))
 		m.Content = ""
 	}

@@ -613,6 +613,54 @@ func TestAnswerKeepsTranscriptValid(t *testing.T) {
 	}
 }
 
+// A reply that sets Content and an empty, non-nil MultiContent (a ModelFunc can build one)
+// keeps its Content and loses the empty list: go-openai refuses to send both.
+func TestEmptyMultiContentBesideContent(t *testing.T) {
+	empty := []openai.ChatMessagePart{}
+	tests := []struct {
+		name    string
+		replies []openai.ChatCompletionMessage
+		want    []openai.ChatCompletionMessage // Result.Messages after the user's
+	}{
+		{
+			name:    "answer",
+			replies: []openai.ChatCompletionMessage{{Role: "assistant", Content: "ok", MultiContent: empty}},
+			want:    []openai.ChatCompletionMessage{{Role: "assistant", Content: "ok"}},
+		},
+		{
+			name: "tool call",
+			replies: []openai.ChatCompletionMessage{
+				{Role: "assistant", Content: "checking", MultiContent: empty, ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"北京"}`}}}},
+				{Role: "assistant", Content: "ok"},
+			},
+			want: []openai.ChatCompletionMessage{
+				{Role: "assistant", Content: "checking", ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"北京"}`}}}},
+				{Role: "tool", Content: weatherData["北京"], ToolCallID: "c1"},
+				{Role: "assistant", Content: "ok"},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			model := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+				msg := tc.replies[n.Add(1)-1]
+				return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg}}}, nil
+			})
+			res, err := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{weatherTool()}}).Run(context.Background(), "hi")
+			if err != nil || res.Stop != agentkit.StopAnswered {
+				t.Fatalf("Run: stop=%s err=%v, want %s and no error", res.Stop, err, agentkit.StopAnswered)
+			}
+			if err := agentkit.ValidateHistory(res.Messages); err != nil {
+				t.Errorf("ValidateHistory(Result.Messages) = %v, want nil", err)
+			}
+			if diff := cmp.Diff(tc.want, res.Messages[1:]); diff != "" {
+				t.Errorf("Result.Messages after the user's (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // Tool call ids that are not valid UTF-8 are distinct in memory and the same on the wire
 // (both become U+FFFD): the loop gives them new ids, so the transcript stays valid after a
 // round trip through JSON.

@@ -233,7 +233,8 @@ func (r *run) early(ctx context.Context, t *turn, i int, c openai.ToolCall, fina
 	}
 	t.ids[i] = r.uniqueID(ctx, c.ID, i)
 	call := tool.Call{ID: t.ids[i], Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
-	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: t.iter, Call: &call})
+	ready := call // the event's own: an OnEvent that edits it does not change the call started
+	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: t.iter, Call: &ready})
 	if final || r.a.opts.NoEarlyStart || i >= r.a.opts.MaxToolCalls || !t.parallel(call) || r.guard.repeated(call) {
 		return
 	}

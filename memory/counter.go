@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"hash/maphash"
 	"strings"
@@ -170,15 +171,18 @@ func (c *Counter) message(m *openai.ChatCompletionMessage) int {
 	return n
 }
 
-// key hashes what the count of m depends on: the texts and the fixed tokens of [parts]. The
-// seed is made on first use, so that the zero Counter works.
+// key hashes what the count of m depends on: the texts and the fixed tokens of [parts]. Each
+// text is preceded by its length, so that no two sequences of texts hash the same bytes (a
+// separator byte would: texts may contain it). The seed is made on first use, so that the
+// zero Counter works.
 func (c *Counter) key(m *openai.ChatCompletionMessage) uint64 {
 	c.seedOnce.Do(func() { c.seed = maphash.MakeSeed() })
 	var h maphash.Hash
 	h.SetSeed(c.seed)
+	var n [binary.MaxVarintLen64]byte
 	fixed := parts(m, func(s string) {
+		h.Write(binary.AppendUvarint(n[:0], uint64(len(s))))
 		h.WriteString(s)
-		h.WriteByte(0)
 	})
 	maphash.WriteComparable(&h, fixed)
 	return h.Sum64()

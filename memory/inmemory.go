@@ -40,7 +40,7 @@ func NewInMemory() *InMemory { return &InMemory{} }
 type stored struct {
 	msgs  []openai.ChatCompletionMessage
 	users []int               // the indexes in msgs of the user messages: where turns begin
-	ids   map[string]struct{} // the tool call ids of msgs
+	ids   map[string]struct{} // the tool call ids of msgs, but the empty one
 }
 
 // Load returns a copy of the session's history, with room for a few more messages (the run
@@ -107,7 +107,9 @@ func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.Cha
 			st.users = append(st.users, len(st.msgs)+i)
 		}
 		for _, tc := range msgs[i].ToolCalls {
-			st.ids[tc.ID] = struct{}{}
+			if tc.ID != "" { // a call without an id does not make the empty id used
+				st.ids[tc.ID] = struct{}{}
+			}
 		}
 	}
 	st.msgs = appendClones(st.msgs, msgs)

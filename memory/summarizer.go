@@ -66,7 +66,7 @@ type ModelSummarizer struct {
 	// MaxTokens caps the summary's tokens (max_completion_tokens). Zero sends no cap.
 	MaxTokens int
 	// MaxMessageChars caps each folded message, in characters, in the text the model
-	// reads: a long tool result keeps its head and its tail. Zero means 4000.
+	// reads: a long tool result keeps its head and its tail. Zero or less means 4000.
 	MaxMessageChars int
 }
 
@@ -75,10 +75,6 @@ func (s ModelSummarizer) Summarize(ctx context.Context, previous string, turns [
 	if s.Model == nil {
 		return "", errors.New("memory: ModelSummarizer has no Model")
 	}
-	limit := s.MaxMessageChars
-	if limit <= 0 {
-		limit = 4000
-	}
 	if strings.TrimSpace(previous) == "" {
 		previous = "(none yet)"
 	}
@@ -86,7 +82,7 @@ func (s ModelSummarizer) Summarize(ctx context.Context, previous string, turns [
 		Model: s.ModelName,
 		Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: cmp.Or(s.Instructions, DefaultSummaryPrompt)},
-			{Role: openai.ChatMessageRoleUser, Content: "Previous summary:\n" + previous + "\n\nMessages to fold into it:\n" + RenderTurns(turns, limit)},
+			{Role: openai.ChatMessageRoleUser, Content: "Previous summary:\n" + previous + "\n\nMessages to fold into it:\n" + RenderTurns(turns, s.MaxMessageChars)},
 		},
 		MaxCompletionTokens: s.MaxTokens,
 	})
@@ -105,8 +101,12 @@ func (s ModelSummarizer) Summarize(ctx context.Context, previous string, turns [
 
 // RenderTurns renders messages as plain text for a summarizer: one line per message, tool
 // calls with their names and arguments, tool results with the name of their tool; each
-// content capped at limit characters (head and tail kept).
+// content capped at limit characters (head and tail kept). A limit of zero or less means
+// 4000, as ModelSummarizer.MaxMessageChars.
 func RenderTurns(msgs []openai.ChatCompletionMessage, limit int) string {
+	if limit <= 0 {
+		limit = defaultMessageChars
+	}
 	names := map[string]string{}
 	var b strings.Builder
 	for _, m := range msgs {
@@ -137,6 +137,9 @@ func RenderTurns(msgs []openai.ChatCompletionMessage, limit int) string {
 	}
 	return b.String()
 }
+
+// defaultMessageChars is the cap on each message RenderTurns renders when none is given.
+const defaultMessageChars = 4000
 
 // cut shortens s to about limit characters, keeping its head and its tail.
 func cut(s string, limit int) string {

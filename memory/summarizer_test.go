@@ -3,6 +3,8 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -91,5 +93,31 @@ func TestRenderTurns(t *testing.T) {
 		"[assistant] (refused) no\n"
 	if diff := cmp.Diff(want, memory.RenderTurns(msgs, 25)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A limit of zero or less means the default, 4000 characters, as ModelSummarizer's
+// MaxMessageChars does: it never panics, and never cuts everything.
+func TestRenderTurnsLimit(t *testing.T) {
+	long := strings.Repeat("a", 3000) + strings.Repeat("b", 3000)
+	msgs := []openai.ChatCompletionMessage{
+		{Role: "user", Content: "short"},
+		{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "a", Type: "function", Function: openai.FunctionCall{Name: "f", Arguments: long}}}},
+		{Role: "tool", ToolCallID: "a", Content: long},
+	}
+	cutLong := strings.Repeat("a", 2667) + " …[2000 characters omitted]… " + strings.Repeat("b", 1333)
+	want := "[user] short\n[assistant called f] " + cutLong + "\n[tool result of f] " + cutLong + "\n"
+	for _, limit := range []int{4000, 0, -1, -2, -4000, math.MinInt} {
+		got := func() (got string) {
+			defer func() {
+				if p := recover(); p != nil {
+					got = fmt.Sprintf("panic: %v", p)
+				}
+			}()
+			return memory.RenderTurns(msgs, limit)
+		}()
+		if got != want {
+			t.Errorf("RenderTurns(msgs, %d) = %.100q… (%d bytes), want %.100q… (%d bytes)", limit, got, len(got), want, len(want))
+		}
 	}
 }

@@ -21,6 +21,7 @@
 // When the store is an agentkit.RecentLoader, Run checks that LoadRecent loads the session's
 // beginning up to the first user message and at least the latest turns asked for, cut
 // between turns; that the count it returns is what it left out; that CallIDUsed knows the
-// call ids left out, also while the session grows; and that partial loads are safe from
+// call ids left out, also while the session grows, and never reports the empty id as used
+// (a call sent without an id does not make it used); and that partial loads are safe from
 // concurrent goroutines.
 package memorytest

@@ -64,6 +64,9 @@ func (s *flawed) CallIDUsed(ctx context.Context, session, id string) (bool, erro
 	if s.flaw == "CallIDUsed knows only what it loaded" {
 		return false, nil
 	}
+	if id == "" && s.flaw != "CallIDUsed knows the empty id" {
+		return false, nil
+	}
 	msgs, err := s.load(ctx, session)
 	for _, m := range msgs {
 		for _, c := range m.ToolCalls {
@@ -165,6 +168,7 @@ var flaws = map[string]string{ // flaw → the subtest that must catch it
 	"pools tool calls uncapped":   "LoadedSliceIsTheCallers",
 
 	"CallIDUsed knows only what it loaded": "RecentTurns",
+	"CallIDUsed knows the empty id":        "RecentTurns",
 	"omits the first user message":         "RecentTurns",
 	"omits too many turns":                 "RecentTurns",
 	"cuts inside a turn":                   "RecentTurns",

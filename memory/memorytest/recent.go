@@ -30,7 +30,7 @@ func recentSession(head []openai.ChatCompletionMessage, turns int) []openai.Chat
 // testRecentTurns checks agentkit.RecentLoader, when m implements it: what LoadRecent loads
 // must be the session's beginning (through the first user message) and its latest turns, at
 // least as many as asked for, Omitted must count what it left out, and CallIDUsed must know
-// the ids of what it left out, also while the session grows.
+// the ids of what it left out, also while the session grows, and never the empty id.
 func testRecentTurns(t *testing.T, m agentkit.Memory) {
 	rl, ok := m.(agentkit.RecentLoader)
 	if !ok {
@@ -100,6 +100,22 @@ func testRecentTurns(t *testing.T, m agentkit.Memory) {
 	wg.Wait()
 	if used, err := rl.CallIDUsed(ctx, "plain", "call_unknown"); used || err != nil {
 		t.Errorf("CallIDUsed(call_unknown) = %v, %v after the session grew, want false, nil", used, err)
+	}
+
+	// A call without an id (some providers send none) does not make the empty id used: no
+	// call is ever sent under it.
+	unnamed := []openai.ChatCompletionMessage{User("q"), {Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{
+		{Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"北京"}`}},
+	}}, {Role: openai.ChatMessageRoleTool, Content: "晴"}}
+	appendOK(t, m, "unnamed", unnamed...)
+	appendOK(t, m, "unnamed", append([]openai.ChatCompletionMessage{User("more")}, Step("call_named", 1)...)...)
+	for _, tc := range []struct {
+		id   string
+		want bool
+	}{{"", false}, {"call_named_0", true}} {
+		if used, err := rl.CallIDUsed(ctx, "unnamed", tc.id); used != tc.want || err != nil {
+			t.Errorf("CallIDUsed(%q) of a session with a call without an id = %v, %v, want %v, nil", tc.id, used, err, tc.want)
+		}
 	}
 }
 

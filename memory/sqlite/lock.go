@@ -27,19 +27,24 @@ func (s *Store) Lock(ctx context.Context, session string) (unlock func(), err er
 	}
 	wait := 20 * time.Millisecond
 	var token int64
+	// held is until when another process holds the session, as the last try saw it. It
+	// outlives the try: ctx may end during the next one, which then fails with ctx's error.
+	var held time.Time
 	for {
 		until, tok, err := s.tryLease(ctx, session)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			local()
-			return nil, fmt.Errorf("sqlite: waiting for session %q: %w: %w", session, agentkit.ErrSessionBusy, ctx.Err())
+			return nil, waitError(session, held, ctx.Err())
 		case busy(err): // another process writes the file for longer than BusyTimeout: wait
-			until = time.Now()
+			held = time.Now()
 		case err != nil:
 			local()
 			return nil, fmt.Errorf("sqlite: locking session %q: %w", session, err)
 		case until.IsZero():
 			token = tok
+		default:
+			held = until
 		}
 		if token != 0 {
 			break
@@ -51,8 +56,7 @@ func (s *Store) Lock(ctx context.Context, session string) (unlock func(), err er
 		case <-ctx.Done():
 			t.Stop()
 			local()
-			return nil, fmt.Errorf("sqlite: waiting for session %q, leased by another process until %s: %w: %w",
-				session, until.Format(time.RFC3339), agentkit.ErrSessionBusy, ctx.Err())
+			return nil, waitError(session, held, ctx.Err())
 		}
 	}
 
@@ -79,6 +83,16 @@ func (s *Store) Lock(ctx context.Context, session string) (unlock func(), err er
 			local()
 		})
 	}, nil
+}
+
+// waitError is the error of a Lock whose ctx ended (with ctxErr) while it waited for the
+// session, held by another process until held as last seen (zero when Lock saw no holder).
+func waitError(session string, held time.Time, ctxErr error) error {
+	if held.IsZero() {
+		return fmt.Errorf("sqlite: waiting for session %q: %w: %w", session, agentkit.ErrSessionBusy, ctxErr)
+	}
+	return fmt.Errorf("sqlite: waiting for session %q, leased by another process until %s: %w: %w",
+		session, held.Format(time.RFC3339), agentkit.ErrSessionBusy, ctxErr)
 }
 
 // tryLease takes the session's lease, with the next fencing token, when it is free or

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,4 +113,60 @@ func TestRenewalNoticesALostLease(t *testing.T) {
 		time.Sleep(lease / 10)
 	}
 	t.Error("the renewals never noticed that the lease was taken")
+}
+
+// A Lock whose context ends while another process leases the session says so, whether the
+// context ends while Lock waits between two tries or during a try (a try then fails with the
+// context's error). The try is held up by holding the store's write slot, which it needs.
+func TestLockBusyErrorNamesTheHolder(t *testing.T) {
+	tests := []struct {
+		name      string
+		duringTry bool // the context ends during a try, else between two
+	}{
+		{"between tries", false},
+		{"during a try", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.db")
+			a, err := Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			b, err := Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			unlock, err := a.Lock(context.Background(), "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unlock()
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			errc := make(chan error, 1)
+			go func() {
+				_, err := b.Lock(ctx, "s")
+				errc <- err
+			}()
+			// b tries at once, then after 20ms and 60ms (backing off), and next at 140ms.
+			time.Sleep(100 * time.Millisecond)
+			if tc.duringTry {
+				b.write <- struct{}{} // b's next try waits for the slot until ctx ends
+				defer func() { <-b.write }()
+			}
+			time.Sleep(100 * time.Millisecond)
+			cancel()
+			err = <-errc
+			if !errors.Is(err, agentkit.ErrSessionBusy) || !errors.Is(err, context.Canceled) {
+				t.Fatalf("Lock = %v, want an error wrapping ErrSessionBusy and Canceled", err)
+			}
+			if got, want := err.Error(), "leased by another process until"; !strings.Contains(got, want) {
+				t.Errorf("Lock = %q, want it to say %q", got, want)
+			}
+		})
+	}
 }
