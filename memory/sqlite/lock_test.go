@@ -20,7 +20,9 @@ func TestLockAcrossHandles(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) }) // after the other cleanups close the databases
 	path := filepath.Join(t.TempDir(), "m.db")
 	a := openStore(t, path)
-	b, err := sqlite.Open(path, &sqlite.Options{LockLease: 600 * time.Millisecond})
+	// A lease of 1.2 s renewed every 400 ms: under a loaded machine (-race -count=200) a 600 ms
+	// lease saw a renewal late by more than 400 ms, and a takeover that is the lease's rule.
+	b, err := sqlite.Open(path, &sqlite.Options{LockLease: 1200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,14 +63,17 @@ func TestLockAcrossHandles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond) // 2.5 leases, renewed every 200ms
+	time.Sleep(3 * time.Second) // 2.5 leases, renewed every 400ms
 	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
-	_, err = a.Lock(ctx, "s")
+	ua, err := a.Lock(ctx, "s")
 	cancel()
+	ub()
+	if err == nil {
+		ua()
+	}
 	if !errors.Is(err, agentkit.ErrSessionBusy) {
 		t.Fatalf("Lock while the holder renews its lease = %v, want ErrSessionBusy", err)
 	}
-	ub()
 
 	// A crashed process's lease: taken over once expired.
 	raw := rawDB(t, path)
