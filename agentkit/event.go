@@ -56,7 +56,8 @@ type Event struct {
 	Iteration int
 	// Request is the request about to be sent (EventModelRequest). Do not modify it.
 	Request *openai.ChatCompletionRequest
-	// Message is the model's reply (EventModelResponse).
+	// Message is the model's reply (EventModelResponse): the event's own copy, its ToolCalls
+	// and MultiContent included.
 	Message *openai.ChatCompletionMessage
 	// Usage is the model call's token usage (EventModelResponse).
 	Usage Usage

@@ -57,6 +57,11 @@ func TestOnEventEditsNoRecord(t *testing.T) {
 		if e.Call != nil {
 			*e.Call = tool.Call{ID: "vandal", Name: "vandal", Arguments: `{"n":0}`}
 		}
+		if e.Message != nil {
+			for i := range e.Message.ToolCalls {
+				e.Message.ToolCalls[i].Function.Arguments = `{"n":0}`
+			}
+		}
 		if e.Result != nil {
 			clear(e.Result.Stack)
 			*e.Result = tool.Result{Content: "vandal", Kind: tool.KindPanic, Stack: []byte("vandal")}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -349,7 +350,8 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 	r.res.Steps = append(r.res.Steps, Step{Iteration: iter, Message: msg, FinishReason: choice.FinishReason, Usage: usage, Duration: dur})
 	r.res.Usage.Add(usage)
 	if r.observed() {
-		m := msg
+		m := msg // the event's own copy, its slices too
+		m.ToolCalls, m.MultiContent = slices.Clone(msg.ToolCalls), slices.Clone(msg.MultiContent)
 		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Message: &m, Usage: usage, Duration: dur})
 	}
 	if l := r.a.opts.Logger; l != nil {
