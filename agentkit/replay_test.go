@@ -39,9 +39,30 @@ import (
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/internal/recording"
 	"github.com/toolcall/toolcall/internal/shared"
+	"github.com/toolcall/toolcall/internal/wiretest"
 	"github.com/toolcall/toolcall/openaichat"
 	"github.com/toolcall/toolcall/tool"
 )
+
+// replaySchema returns the schema of a chat-completions request body in OpenAI's OpenAPI
+// document (shared/openai-openapi), compiled once.
+func replaySchema(t testing.TB) *wiretest.Schema {
+	t.Helper()
+	path := filepath.Join(shared.Dir(t, "openai-openapi"), "openapi.json")
+	requestSchema.once.Do(func() {
+		requestSchema.s, requestSchema.err = wiretest.LoadSchema(path, wiretest.ChatCompletionRequest)
+	})
+	if requestSchema.err != nil {
+		t.Fatal(requestSchema.err)
+	}
+	return requestSchema.s
+}
+
+var requestSchema struct {
+	once sync.Once
+	s    *wiretest.Schema
+	err  error
+}
 
 // replayDir is the recordings folder, in shared/ beside the repository.
 func replayDir(t testing.TB) string {
@@ -821,6 +842,12 @@ func replayLoop(t *testing.T, rel string, xs []recording.Exchange, turns []turn,
 	}
 
 	sent := srv.bodies()
+	schema := replaySchema(t)
+	for i, body := range sent {
+		if err := schema.Validate(body); err != nil {
+			t.Errorf("request %d does not match OpenAI's OpenAPI schema: %v", i+1, err)
+		}
+	}
 	wantRequests, wantOutput, wantUsage := len(xs), turns[len(turns)-1].text, 0
 	for _, tr := range turns {
 		wantUsage += tr.usage
