@@ -95,7 +95,7 @@ func (s *stream) decode(data []byte) (openai.ChatCompletionStreamResponse, bool,
 	var probe struct {
 		Error json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(data, &probe) == nil && len(probe.Error) > 0 && string(probe.Error) != "null" {
+	if bytes.Contains(data, []byte(`"error"`)) && json.Unmarshal(data, &probe) == nil && len(probe.Error) > 0 && string(probe.Error) != "null" {
 		return chunk, false, parseError(data, http.StatusInternalServerError)
 	}
 	if err := json.Unmarshal(data, &chunk); err != nil {
