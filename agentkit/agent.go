@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -22,6 +21,9 @@ type Options struct {
 	Instructions string
 	// Tools are the tools the model may call. Names must be unique.
 	Tools []*tool.Tool
+	// Toolsets provide more tools, whose list may change between requests (an MCP server's);
+	// see Toolset. Their names must be unique, among them and with Tools.
+	Toolsets []Toolset
 	// Middleware wraps every tool call; the first is the outermost (see tool.Chain). It also
 	// wraps calls of unknown tools, so logging and error envelopes see those too.
 	Middleware []tool.Middleware
@@ -93,9 +95,7 @@ type Agent struct {
 	call    CallFunc   // the model's plain call, through Options.ModelMiddleware
 	stream  StreamFunc // its streamed call, nil when the model is not a StreamingModel
 	opts    Options
-	byName  map[string]*tool.Tool
-	names   []string // sorted, for error messages
-	defs    []openai.Tool
+	tools   toolbox // Options.Tools
 	handler tool.Handler
 	temp    *float32 // the temperature sent; nil sends none
 }
@@ -131,7 +131,7 @@ func New(model Model, opts *Options) *Agent {
 		model = WrapModel(model, stripExtras{})
 	}
 	model = WrapModel(model, o.ModelMiddleware...)
-	a := &Agent{call: model.CreateChatCompletion, opts: o, byName: make(map[string]*tool.Tool, len(o.Tools))}
+	a := &Agent{call: model.CreateChatCompletion, opts: o, tools: toolbox{byName: make(map[string]*tool.Tool, len(o.Tools))}}
 	if sm, ok := model.(StreamingModel); ok {
 		a.stream = sm.CreateChatCompletionStream
 	}
@@ -139,13 +139,12 @@ func New(model Model, opts *Options) *Agent {
 		if t == nil {
 			panic(fmt.Sprintf("agentkit.New: Tools[%d] is nil", i))
 		}
-		if _, dup := a.byName[t.Name()]; dup {
+		if _, dup := a.tools.byName[t.Name()]; dup {
 			panic(fmt.Sprintf("agentkit.New: two tools are named %q", t.Name()))
 		}
-		a.byName[t.Name()] = t
-		a.defs = append(a.defs, Definition(t))
+		a.tools.add([]*tool.Tool{t}, "Tools")
 	}
-	a.names = slices.Sorted(maps.Keys(a.byName))
+	o.Toolsets = slices.Clone(o.Toolsets)
 	a.handler = tool.Chain(o.Middleware...)(a.dispatch)
 	if !refusesSampling(o.Model) {
 		temp := WireZeroTemperature

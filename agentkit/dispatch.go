@@ -12,25 +12,25 @@ import (
 // answers a call to an unknown tool.
 func (a *Agent) dispatch(ctx context.Context, call tool.Call) tool.Result {
 	if call.Tool == nil {
-		return a.unknown(call)
+		return a.unknown(call, a.toolboxOf(ctx).names)
 	}
 	return call.Tool.Handle(ctx, call)
 }
 
 // unknown is the result of a call naming no tool: the model reads the available tools and,
 // when one name is close, a suggestion.
-func (a *Agent) unknown(call tool.Call) tool.Result {
+func (a *Agent) unknown(call tool.Call, names []string) tool.Result {
 	var b strings.Builder
 	if call.Name == "" || call.Name == MissingToolName {
 		b.WriteString("error: this tool call has no tool name.")
 	} else {
 		fmt.Fprintf(&b, "error: there is no tool named %q.", call.Name)
 	}
-	if len(a.names) == 0 {
+	if len(names) == 0 {
 		b.WriteString(" No tools are available: answer without calling tools.")
 	} else {
-		fmt.Fprintf(&b, " Available tools: %s.", strings.Join(a.names, ", "))
-		if s := nearest(call.Name, a.names); s != "" {
+		fmt.Fprintf(&b, " Available tools: %s.", strings.Join(names, ", "))
+		if s := nearest(call.Name, names); s != "" {
 			fmt.Fprintf(&b, " Did you mean %q?", s)
 		}
 		b.WriteString(" Call one of the available tools, or answer without one.")

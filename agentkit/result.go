@@ -36,6 +36,9 @@ const (
 	// StopContextError: Options.Context failed (for example, a token budget smaller than what
 	// must be kept).
 	StopContextError StopReason = "context_error"
+	// StopToolsError: a Toolset of Options.Toolsets failed to list its tools, or two tools
+	// of a request shared a name (ErrDuplicateTool).
+	StopToolsError StopReason = "tools_error"
 )
 
 // Sentinel errors of the loop, for errors.Is.

@@ -78,6 +78,7 @@ type run struct {
 	ids   map[string]struct{} // the tool call ids of the transcript, to keep new ones unique
 	guard loopGuard
 	sink  func(Event) // a streamed run's events; nil when the run does not stream
+	box   *toolbox    // the tools of the latest request, which its calls resolve against
 
 	// A RunSession's: what the run adds is appended to store as it goes.
 	session string
@@ -219,9 +220,12 @@ func (r *run) failed(ctx context.Context, err error) (StopReason, error) {
 	}
 	var he *HistoryError
 	var ce *contextError
+	var te *toolsError
 	switch {
 	case errors.As(err, &ce):
 		return StopContextError, ce.err
+	case errors.As(err, &te):
+		return StopToolsError, te.err
 	case errors.As(err, &he):
 		return StopInvalidHistory, err
 	}
@@ -262,8 +266,8 @@ func (r *run) request(ctx context.Context, iter int, final bool) (openai.ChatCom
 	if a.temp != nil {
 		req.Temperature = *a.temp
 	}
-	if len(a.defs) > 0 {
-		req.Tools = a.defs
+	if len(r.box.defs) > 0 {
+		req.Tools = r.box.defs
 		req.ToolChoice = a.opts.ToolChoice
 		if p := a.opts.ParallelToolCalls; p != nil {
 			// ParallelToolCalls is an any with omitempty in go-openai: a nil *bool would be
@@ -298,6 +302,14 @@ func (r *run) request(ctx context.Context, iter int, final bool) (openai.ChatCom
 func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatCompletionMessage, *turn, error) {
 	if err := ctx.Err(); err != nil {
 		return openai.ChatCompletionMessage{}, nil, err
+	}
+	box, err := r.a.toolbox(ctx)
+	if err != nil {
+		return openai.ChatCompletionMessage{}, nil, err
+	}
+	r.box = box
+	if box != &r.a.tools {
+		ctx = context.WithValue(ctx, toolboxKey{}, box) // for calls of unknown tools
 	}
 	req, err := r.request(ctx, iter, final)
 	if err != nil {
@@ -387,7 +399,7 @@ func (r *run) calls(m openai.ChatCompletionMessage) []tool.Call {
 	kept := r.res.Messages[len(r.res.Messages)-1].ToolCalls
 	out := make([]tool.Call, len(m.ToolCalls))
 	for i, c := range m.ToolCalls {
-		out[i] = tool.Call{ID: kept[i].ID, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.a.byName[c.Function.Name]}
+		out[i] = tool.Call{ID: kept[i].ID, Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.box.byName[c.Function.Name]}
 	}
 	return out
 }
