@@ -8,8 +8,9 @@
 // construction (github.com/invopop/jsonschema, flat: no $ref or $defs); types that cannot be
 // described — channels, funcs, interfaces, recursive types — and struct tags that would fail
 // silently are refused there, naming the field. Options.Strict emits an OpenAI strict-mode
-// schema. [Raw] is the escape hatch: a schema as JSON and a function on JSON text; its schema
-// is data, so it returns an error where New panics.
+// schema. [Raw] is the escape hatch: a schema as JSON and a function on the canonical JSON
+// text of the arguments (an MCP server's tools are Raw tools); its schema is data, so it
+// returns an error where New panics.
 //
 // # From the model's text to the value a tool runs with
 //
@@ -40,8 +41,9 @@
 //
 // # Results
 //
-// A tool's output goes to the model as text: a string verbatim, anything else as compact JSON
-// with non-ASCII kept readable. An empty output becomes [EmptyContent], since providers reject
+// A tool's output goes to the model as text ([Encode]): a [Contenter]'s ToolContent (an output
+// with more than text says what the model reads of it), a string verbatim, anything else as
+// compact JSON with non-ASCII kept readable. An empty output becomes [EmptyContent], since providers reject
 // empty tool messages. The typed value stays in [Result.Value] for the application. A returned
 // error, a panic or a canceled context becomes a failed Result with a [Kind] — the run goes on
 // and the model reads what happened; only an error wrapped with [Fatal] stops the run.

@@ -127,11 +127,13 @@ func contextResult(name string, err error, repair string) Result {
 	return Result{Kind: KindCanceled, Err: err, Content: "error: tool " + name + " was canceled before finishing.", Repair: repair}
 }
 
-// Encode renders a tool's output as the text the model reads: a string or json.RawMessage
-// verbatim, a []byte as a string, anything else as compact JSON without HTML escaping, so
-// Chinese, "<" and "&" stay readable.
+// Encode renders a tool's output as the text the model reads: a [Contenter]'s ToolContent, a
+// string or json.RawMessage verbatim, a []byte as a string, anything else as compact JSON
+// without HTML escaping, so Chinese, "<" and "&" stay readable.
 func Encode(v any) (string, error) {
 	switch x := v.(type) {
+	case Contenter:
+		return x.ToolContent(), nil
 	case string:
 		return x, nil
 	case json.RawMessage:
@@ -146,6 +148,13 @@ func Encode(v any) (string, error) {
 		return "", fmt.Errorf("the tool's result could not be encoded as JSON: %w", err)
 	}
 	return string(b), nil
+}
+
+// A Contenter is a tool output that says what the model reads of it: the output of a tool
+// whose result holds more than text (an MCP tool's images, resources and structured content,
+// say) is sent as its ToolContent and kept whole, for the application, in Result.Value.
+type Contenter interface {
+	ToolContent() string
 }
 
 // jsonText encodes v as compact JSON with encoding/json, without HTML escaping.

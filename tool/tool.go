@@ -44,7 +44,7 @@ type Options struct {
 // call it, the JSON Schema of its parameters, and the code that runs it.
 //
 // A Tool is immutable and safe for concurrent use. Build one with [New] (typed) or [Raw]
-// (raw JSON in, text out).
+// (raw JSON in, any output).
 type Tool struct {
 	name        string
 	description string
@@ -68,9 +68,10 @@ type Tool struct {
 type Func[In, Out any] func(ctx context.Context, in In) (Out, error)
 
 // RawFunc is the signature of a raw tool function. args is one JSON object, already repaired,
-// validated against the tool's schema, and canonical (what [Tool.Arguments] returns). The
-// returned text is sent to the model verbatim.
-type RawFunc func(ctx context.Context, args json.RawMessage) (string, error)
+// validated against the tool's schema, and canonical (what [Tool.Arguments] returns). Out is
+// sent back to the model as [Encode] renders it (a string verbatim), and kept whole in
+// Result.Value.
+type RawFunc[Out any] func(ctx context.Context, args json.RawMessage) (Out, error)
 
 // New returns a tool that runs fn. The JSON Schema of its parameters is reflected from In once,
 // here; In must be a struct (or a pointer to one), and struct{} declares a tool without
@@ -147,7 +148,7 @@ func New[In, Out any](name, description string, fn Func[In, Out], opts ...Option
 // validated against schema and made canonical before fn runs; defaults in the schema are
 // not applied (fn gets what the model sent). The schema is data, so Raw returns an error
 // where [New] panics. Options.Schema is ignored: the schema argument is the schema.
-func Raw(name, description string, schema json.RawMessage, fn RawFunc, opts ...Options) (*Tool, error) {
+func Raw[Out any](name, description string, schema json.RawMessage, fn RawFunc[Out], opts ...Options) (*Tool, error) {
 	if fn == nil {
 		return nil, fmt.Errorf("tool.Raw %q: nil function", name)
 	}
@@ -160,8 +161,12 @@ func Raw(name, description string, schema json.RawMessage, fn RawFunc, opts ...O
 		return nil, err
 	}
 	t.run = func(ctx context.Context, _ any, args json.RawMessage) (any, string, error) {
-		text, err := fn(ctx, args)
-		return text, text, err
+		out, err := fn(ctx, args)
+		if err != nil {
+			return nil, "", err
+		}
+		text, err := Encode(out)
+		return out, text, err
 	}
 	return t, nil
 }

@@ -180,6 +180,75 @@ func TestRawTool(t *testing.T) {
 	}
 }
 
+// mcpLike is an output with more than text: the model reads its ToolContent, the
+// application gets it whole.
+type mcpLike struct {
+	Text   string
+	Images int
+}
+
+func (m mcpLike) ToolContent() string {
+	return fmt.Sprintf("%s [%d images]", m.Text, m.Images)
+}
+
+// TestOutputValueAndContent: whatever a tool returns is kept whole in Result.Value, and the
+// model reads what Encode makes of it — a Contenter's own text first — for typed and raw
+// tools alike.
+func TestOutputValueAndContent(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object"}`)
+	rawStruct, err := tool.Raw("r1", "raw, struct out", schema, func(context.Context, json.RawMessage) (weatherIn, error) {
+		return weatherIn{City: "北京"}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawContenter, err := tool.Raw("r2", "raw, contenter out", schema, func(context.Context, json.RawMessage) (mcpLike, error) {
+		return mcpLike{Text: "a chart", Images: 2}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawFailing, err := tool.Raw("r3", "raw, failing", schema, func(context.Context, json.RawMessage) (mcpLike, error) {
+		return mcpLike{Text: "ignored"}, errors.New("server said no")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed := tool.New("t1", "typed, contenter out", func(context.Context, struct{}) (mcpLike, error) {
+		return mcpLike{Text: "typed", Images: 1}, nil
+	})
+	tests := []struct {
+		tool        *tool.Tool
+		wantContent string
+		wantValue   any
+		wantKind    tool.Kind
+	}{
+		{rawStruct, `{"city":"北京"}`, weatherIn{City: "北京"}, ""},
+		{rawContenter, "a chart [2 images]", mcpLike{Text: "a chart", Images: 2}, ""},
+		{rawFailing, "", nil, tool.KindToolError},
+		{typed, "typed [1 images]", mcpLike{Text: "typed", Images: 1}, ""},
+	}
+	for _, tc := range tests {
+		res := tc.tool.Handle(context.Background(), tool.Call{Name: tc.tool.Name(), Arguments: `{}`})
+		if res.Kind != tc.wantKind {
+			t.Errorf("%s: Kind = %q, want %q (%q)", tc.tool.Name(), res.Kind, tc.wantKind, res.Content)
+			continue
+		}
+		if tc.wantKind != "" {
+			if res.Value != nil {
+				t.Errorf("%s: a failed call kept Value %#v", tc.tool.Name(), res.Value)
+			}
+			continue
+		}
+		if res.Content != tc.wantContent {
+			t.Errorf("%s: Content = %q, want %q", tc.tool.Name(), res.Content, tc.wantContent)
+		}
+		if res.Value != tc.wantValue {
+			t.Errorf("%s: Value = %#v, want %#v", tc.tool.Name(), res.Value, tc.wantValue)
+		}
+	}
+}
+
 func TestSchemaOverride(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","enum":["北京","上海"]}},"required":["city"]}`)
 	tl := tool.New("w", "weather", weather, tool.Options{Schema: schema})
@@ -237,6 +306,8 @@ func TestEncode(t *testing.T) {
 		{map[string]any{"城市": "北京", "b": "<&>"}, `{"b":"<&>","城市":"北京"}`},
 		{[]int{1, 2}, "[1,2]"},
 		{3.5, "3.5"},
+		{mcpLike{Text: "x", Images: 3}, "x [3 images]"},
+		{&mcpLike{Text: "p"}, "p [0 images]"},
 	}
 	for _, tc := range tests {
 		got, err := tool.Encode(tc.in)
