@@ -58,6 +58,11 @@
 //   - Retry outside Timeout gives each attempt its own deadline; swap them to bound all
 //     attempts together.
 //
+// [When] applies a middleware to the calls a predicate accepts, and [Destructive],
+// [Idempotent] and [ReadOnly] read a tool's annotations (tool.Options.Annotations, or an MCP
+// server's own): When(Destructive, Approve(...)) asks before destruction,
+// When(Idempotent, Retry(nil)) retries only what may repeat.
+//
 // Every failure a middleware produces is a tool.Result the model reads (Kind set, Content
 // written for the model, Err for the application), never a Go error that ends the run; what
 // shortens or rewrites content keeps the tool's own output in Result.Original. Middleware

@@ -38,6 +38,10 @@ type Options struct {
 	// ArgumentLimit caps the size in bytes of the argument text a model may send, and of that
 	// text once repaired. Zero means DefaultArgumentLimit.
 	ArgumentLimit int
+	// Annotations are hints about what the tool does (read-only, destructive, idempotent,
+	// open world) for middleware and for MCP clients the tool is served to. The zero value
+	// says nothing, which MCP reads as "may be destructive".
+	Annotations Annotations
 }
 
 // Tool is a function the model can call: a name, a description that tells the model when to
@@ -51,6 +55,7 @@ type Tool struct {
 	params      json.RawMessage
 	strict      bool
 	sequential  bool
+	annotations Annotations
 	limit       int
 	validator   *validator
 	shape       string
@@ -222,6 +227,7 @@ func build(name, description string, schema json.RawMessage, o Options) (*Tool, 
 		params:      schema,
 		strict:      o.Strict,
 		sequential:  o.Sequential,
+		annotations: o.Annotations.clone(),
 		limit:       limit,
 		validator:   v,
 		shape:       exampleShape(schema),
@@ -246,3 +252,7 @@ func (t *Tool) Strict() bool { return t.strict }
 
 // Sequential reports whether the tool's calls must not run concurrently with other calls.
 func (t *Tool) Sequential() bool { return t.sequential }
+
+// Annotations returns the tool's hints about what it does (Options.Annotations), a copy the
+// caller may modify.
+func (t *Tool) Annotations() Annotations { return t.annotations.clone() }
