@@ -2,6 +2,7 @@ package agentkit
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -20,6 +21,9 @@ const (
 	EventModelResponse EventKind = "model_response"
 	// EventToolStart: a tool call is starting (Call).
 	EventToolStart EventKind = "tool_start"
+	// EventToolProgress: a running tool call reported progress (Call, Progress), with
+	// [ReportProgress]; between the call's EventToolStart and EventToolEnd.
+	EventToolProgress EventKind = "tool_progress"
 	// EventToolEnd: a tool call finished (Call, Result, Duration).
 	EventToolEnd EventKind = "tool_end"
 	// EventStepEnd: the results of a turn's calls were appended to the transcript.
@@ -61,8 +65,10 @@ type Event struct {
 	Message *openai.ChatCompletionMessage
 	// Usage is the model call's token usage (EventModelResponse).
 	Usage Usage
-	// Call is the tool call (EventToolStart, EventToolEnd).
+	// Call is the tool call (EventToolStart, EventToolProgress, EventToolEnd).
 	Call *tool.Call
+	// Progress is what a running call reported (EventToolProgress).
+	Progress Progress
 	// Result is the tool call's result (EventToolEnd). Call and Result are the event's own
 	// copies: an OnEvent that edits them changes neither the call that runs nor the run's
 	// record (Result.Steps, Result.Messages).
@@ -84,3 +90,49 @@ type Event struct {
 // raised from Run, on the caller's goroutine, also when it happened on a call's. EventRunEnd
 // is the last event of a run.
 type OnEvent func(ctx context.Context, e Event)
+
+// Progress is how far a running tool call has come, as it reports it with [ReportProgress]
+// (an MCP server's notifications/progress, say).
+type Progress struct {
+	// Done is the progress so far; it increases from one report to the next.
+	Done float64
+	// Total is what Done reaches at the end; zero when unknown.
+	Total float64
+	// Message says, for people, what is being done.
+	Message string
+}
+
+type progressKey struct{}
+
+// ReportProgress reports the progress of the tool call whose context ctx is (or derives from):
+// the run emits an EventToolProgress for it. Outside a call run by an Agent, or after the call
+// ended, it does nothing. It may be called from any goroutine; the reports of one call are
+// emitted one at a time, in order. A panic of the run's OnEvent is raised from
+// ReportProgress.
+func ReportProgress(ctx context.Context, p Progress) {
+	if f, ok := ctx.Value(progressKey{}).(*progressReporter); ok {
+		f.report(p)
+	}
+}
+
+// progressReporter emits a call's progress events until the call ends.
+type progressReporter struct {
+	mu   sync.Mutex
+	done bool
+	emit func(Progress)
+}
+
+func (r *progressReporter) report(p Progress) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.done {
+		r.emit(p)
+	}
+}
+
+// end stops the reports: none is emitted after the call's EventToolEnd.
+func (r *progressReporter) end() {
+	r.mu.Lock()
+	r.done = true
+	r.mu.Unlock()
+}

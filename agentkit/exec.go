@@ -158,6 +158,7 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 		c := call // the event's own: an OnEvent that edits it changes neither the call run nor its record
 		r.emit(ctx, Event{Kind: EventToolStart, Iteration: iter, Call: &c})
 	}
+	ctx, progress := r.withProgress(ctx, iter, call)
 	start := time.Now()
 	func() {
 		defer func() {
@@ -173,10 +174,25 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 	if rec.Result.Content == "" {
 		rec.Result.Content = tool.EmptyContent
 	}
-	if r.observed() {
+	if progress != nil {
+		progress.end() // no EventToolProgress after EventToolEnd
 		r.emit(ctx, toolEnd(iter, rec))
 	}
 	return rec
+}
+
+// withProgress returns the context a call runs with: one where [ReportProgress] emits the
+// call's EventToolProgress, when anyone receives events; and the reporter, nil otherwise.
+func (r *run) withProgress(ctx context.Context, iter int, call tool.Call) (context.Context, *progressReporter) {
+	if !r.observed() {
+		return ctx, nil
+	}
+	runCtx := ctx
+	p := &progressReporter{emit: func(p Progress) {
+		c := call // the event's own
+		r.emit(runCtx, Event{Kind: EventToolProgress, Iteration: iter, Call: &c, Progress: p})
+	}}
+	return context.WithValue(ctx, progressKey{}, p), p
 }
 
 // toolEnd returns the EventToolEnd of rec. The event carries copies of the call and the
