@@ -42,6 +42,12 @@ type Options struct {
 	// open world) for middleware and for MCP clients the tool is served to. The zero value
 	// says nothing, which MCP reads as "may be destructive".
 	Annotations Annotations
+	// OutputSchema, when non-nil, is the JSON Schema of the tool's structured output (see
+	// [Tool.OutputSchema]): any JSON Schema object, at most 1 MiB. For [New] it replaces the
+	// schema reflected from Out; for [Raw] it is the only way to have one. Outputs are
+	// checked against it by [Tool.StructuredOutput]. Default nil: reflected from Out for
+	// New, none for Raw.
+	OutputSchema json.RawMessage
 }
 
 // Tool is a function the model can call: a name, a description that tells the model when to
@@ -59,6 +65,9 @@ type Tool struct {
 	limit       int
 	validator   *validator
 	shape       string
+	// output is the output schema (nil: none), outputValidator its compiled form.
+	output          json.RawMessage
+	outputValidator *outputValidator
 	// decode is the decode stage of a typed tool: canonical arguments to its input, boxed;
 	// nil for a raw tool, whose function takes the canonical text (and whose schema's
 	// defaults are not applied).
@@ -106,6 +115,11 @@ type RawFunc[Out any] func(ctx context.Context, args json.RawMessage) (Out, erro
 // interfaces, recursive types), or a struct tag would fail silently: a jsonschema key
 // invopop ignores, a description cut by a comma, a json option the schema cannot describe.
 // Its input is code: a panic here is a bug found at start-up.
+//
+// When Out is a struct (or a pointer to one), the JSON Schema of what it encodes to is
+// reflected too, with the same rules, for clients that read structured output (MCP's
+// outputSchema): see [Tool.OutputSchema]. An Out that cannot be described gives no output
+// schema, never a panic.
 func New[In, Out any](name, description string, fn Func[In, Out], opts ...Options) *Tool {
 	if fn == nil {
 		panic(fmt.Errorf("tool.New %q: nil function", name))
@@ -131,6 +145,16 @@ func New[In, Out any](name, description string, fn Func[In, Out], opts ...Option
 	if err := checkDefaults(t.validator.schema, "", map[*jsonschema.Schema]bool{}); err != nil {
 		panic(fmt.Errorf("tool.New %q: %w", name, err))
 	}
+	output := o.OutputSchema
+	if output == nil {
+		output = reflectOutputSchema(reflect.TypeFor[Out]())
+	}
+	if err := t.setOutput(output); err != nil {
+		if o.OutputSchema != nil {
+			panic(fmt.Errorf("tool.New %q: %w", name, err))
+		}
+		t.output, t.outputValidator = nil, nil // in doubt, no output schema
+	}
 	t.decode = func(args []byte) (any, error) {
 		var in In
 		err := decodeInto(args, &in)
@@ -152,7 +176,8 @@ func New[In, Out any](name, description string, fn Func[In, Out], opts ...Option
 // generated at run time (from an MCP server, for example). The arguments are repaired,
 // validated against schema and made canonical before fn runs; defaults in the schema are
 // not applied (fn gets what the model sent). The schema is data, so Raw returns an error
-// where [New] panics. Options.Schema is ignored: the schema argument is the schema.
+// where [New] panics. Options.Schema is ignored: the schema argument is the schema. A raw tool
+// has an output schema only when Options.OutputSchema gives one.
 func Raw[Out any](name, description string, schema json.RawMessage, fn RawFunc[Out], opts ...Options) (*Tool, error) {
 	if fn == nil {
 		return nil, fmt.Errorf("tool.Raw %q: nil function", name)
@@ -164,6 +189,9 @@ func Raw[Out any](name, description string, schema json.RawMessage, fn RawFunc[O
 	t, err := build(name, description, schema, o)
 	if err != nil {
 		return nil, err
+	}
+	if err := t.setOutput(o.OutputSchema); err != nil {
+		return nil, fmt.Errorf("tool.Raw %q: %w", name, err)
 	}
 	t.run = func(ctx context.Context, _ any, args json.RawMessage) (any, string, error) {
 		out, err := fn(ctx, args)
@@ -232,6 +260,19 @@ func build(name, description string, schema json.RawMessage, o Options) (*Tool, 
 		validator:   v,
 		shape:       exampleShape(schema),
 	}, nil
+}
+
+// setOutput compiles and sets the output schema; nil sets none.
+func (t *Tool) setOutput(schema json.RawMessage) error {
+	if schema == nil {
+		return nil
+	}
+	compact, v, err := compileOutput(schema)
+	if err != nil {
+		return err
+	}
+	t.output, t.outputValidator = compact, v
+	return nil
 }
 
 // namePattern is what providers accept as a function name.
