@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolcall/toolcall/agentkit"
@@ -495,4 +496,68 @@ func TestNewServerRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// structuredTypes are outputs whose structured content must validate against the output
+// schema the client was sent, checked with github.com/google/jsonschema-go (the go-sdk's
+// validator, not ours).
+func TestServerStructuredContentValidatesWithTheSDKsValidator(t *testing.T) {
+	type inner struct {
+		N int `json:"n"`
+	}
+	type out struct {
+		Name    string            `json:"name"`
+		Tags    []string          `json:"tags"`
+		Meta    map[string]string `json:"meta"`
+		Inner   *inner            `json:"inner"`
+		Items   []inner           `json:"items"`
+		Maybe   *string           `json:"maybe,omitempty"`
+		When    time.Time         `json:"when"`
+		Count   uint8             `json:"count"`
+		Enabled bool              `json:"enabled"`
+	}
+	values := map[string]out{
+		"zero": {},
+		"full": {Name: "x", Tags: []string{"a"}, Meta: map[string]string{"k": "v"}, Inner: &inner{N: 1},
+			Items: []inner{{N: 2}}, Maybe: ptr("m"), When: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Count: 3, Enabled: true},
+	}
+	var tools []*tool.Tool
+	for name, v := range values {
+		tools = append(tools, tool.New(name, "returns a value", func(ctx context.Context, in struct{}) (out, error) { return v, nil }))
+	}
+	s, err := mcp.NewServer(&sdkmcp.Implementation{Name: "t", Version: "v0"}, tools, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectInMemory(t, s, newClient(nil))
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lt := range list.Tools {
+		var schema jsonschema.Schema
+		if err := json.Unmarshal(mustJSON(t, lt.OutputSchema), &schema); err != nil {
+			t.Fatal(err)
+		}
+		resolved, err := schema.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: the output schema does not resolve: %v", lt.Name, err)
+		}
+		res, err := cs.CallTool(context.Background(), &sdkmcp.CallToolParams{Name: lt.Name, Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", lt.Name, err, jsonOf(t, res))
+		}
+		if err := resolved.Validate(jsonOf(t, res.StructuredContent)); err != nil {
+			t.Errorf("%s: structuredContent %s does not validate: %v", lt.Name, mustJSON(t, res.StructuredContent), err)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
