@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,11 @@ func (s stringer) MarshalJSON() ([]byte, error) { return []byte(`"a-b"`), nil }
 type withStringer struct {
 	S stringer `json:"s"`
 }
+
+// textOnly writes itself as text but is not read from text: its shape is not its JSON.
+type textOnly struct{ A int }
+
+func (textOnly) MarshalText() ([]byte, error) { return []byte("a"), nil }
 
 type withFunc struct {
 	F func() `json:"f"`
@@ -63,6 +69,13 @@ func TestOutputSchemaReflected(t *testing.T) {
 		{"any", outputSchemaOf[any](t), ``},
 		{"marshals itself", outputSchemaOf[withStringer](t), ``},
 		{"cannot be described", outputSchemaOf[withFunc](t), ``},
+		{"text both ways is a string", outputSchemaOf[struct {
+			Addr netip.Addr    `json:"addr"`
+			D    time.Duration `json:"d"`
+		}](t), `{"type":"object","properties":{"addr":{"type":"string"},"d":{"type":"integer"}},"required":["addr","d"],"additionalProperties":false}`},
+		{"text one way", outputSchemaOf[struct {
+			T textOnly `json:"t"`
+		}](t), ``},
 		{"raw message field", outputSchemaOf[struct {
 			R json.RawMessage `json:"r"`
 		}](t), ``},
