@@ -215,19 +215,7 @@ func TestServerListsTools(t *testing.T) {
 				if want == nil {
 					t.Fatalf("tool %d: %q is not ours", i, got.Name)
 				}
-				if got.Name != want.Name() || got.Description != want.Description() {
-					t.Errorf("tool %d: %q %q, want %q %q", i, got.Name, got.Description, want.Name(), want.Description())
-				}
-				if diff := cmp.Diff(jsonOf(t, json.RawMessage(want.Parameters())), jsonOf(t, got.InputSchema)); diff != "" {
-					t.Errorf("%s: inputSchema (-want +got):\n%s", got.Name, diff)
-				}
-				var wantOut any
-				if want.OutputSchema() != nil {
-					wantOut = jsonOf(t, json.RawMessage(want.OutputSchema()))
-				}
-				if diff := cmp.Diff(wantOut, jsonOf(t, got.OutputSchema)); diff != "" {
-					t.Errorf("%s: outputSchema (-want +got):\n%s", got.Name, diff)
-				}
+				checkListed(t, want, got)
 			}
 			wantAnn := map[string]*sdkmcp.ToolAnnotations{
 				"get_weather": {Title: "Weather", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
@@ -243,16 +231,58 @@ func TestServerListsTools(t *testing.T) {
 	}
 }
 
+// checkListed compares the listed tool got with ours, want.
+func checkListed(t *testing.T, want *tool.Tool, got *sdkmcp.Tool) {
+	t.Helper()
+	if got.Description != want.Description() {
+		t.Errorf("%s: description %q, want %q", got.Name, got.Description, want.Description())
+	}
+	if diff := cmp.Diff(jsonOf(t, json.RawMessage(want.Parameters())), jsonOf(t, got.InputSchema)); diff != "" {
+		t.Errorf("%s: inputSchema (-want +got):\n%s", got.Name, diff)
+	}
+	var wantOut any
+	if want.OutputSchema() != nil {
+		wantOut = jsonOf(t, json.RawMessage(want.OutputSchema()))
+	}
+	if diff := cmp.Diff(wantOut, jsonOf(t, got.OutputSchema)); diff != "" {
+		t.Errorf("%s: outputSchema (-want +got):\n%s", got.Name, diff)
+	}
+}
+
+// callCase is a call and the result it must get.
+type callCase struct {
+	name       string
+	tool       string
+	args       any
+	wantError  bool
+	wantText   string // the whole text, or with wantPrefix its start
+	wantPrefix bool
+	wantStruct any
+}
+
+// check compares res, one text block, with what tt wants.
+func (tt callCase) check(t *testing.T, res *sdkmcp.CallToolResult) {
+	t.Helper()
+	if res.IsError != tt.wantError {
+		t.Errorf("IsError = %v, want %v", res.IsError, tt.wantError)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%d content blocks, want 1: %v", len(res.Content), jsonOf(t, res.Content))
+	}
+	text, ok := res.Content[0].(*sdkmcp.TextContent)
+	if !ok {
+		t.Fatalf("content is %T, want text", res.Content[0])
+	}
+	if got := text.Text; tt.wantPrefix && !strings.HasPrefix(got, tt.wantText) || !tt.wantPrefix && got != tt.wantText {
+		t.Errorf("text = %q, want %q (prefix: %v)", got, tt.wantText, tt.wantPrefix)
+	}
+	if diff := cmp.Diff(tt.wantStruct, res.StructuredContent); diff != "" {
+		t.Errorf("structuredContent (-want +got):\n%s", diff)
+	}
+}
+
 func TestServerCalls(t *testing.T) {
-	tests := []struct {
-		name       string
-		tool       string
-		args       any
-		wantError  bool
-		wantText   string // the whole text, or with wantPrefix its start
-		wantPrefix bool
-		wantStruct any
-	}{
+	tests := []callCase{
 		{name: "good arguments", tool: "get_weather", args: map[string]any{"city": "北京", "days": 2}, wantText: "北京: 晴, ☀☀"},
 		{name: "schema default applied", tool: "get_weather", args: map[string]any{"city": "北京"}, wantText: "北京: 晴, ☀"},
 		{name: "repaired: arguments encoded twice", tool: "get_weather", args: `{"city":"上海"}`, wantText: "上海: 晴, ☀"},
@@ -284,22 +314,7 @@ func TestServerCalls(t *testing.T) {
 					if err != nil {
 						t.Fatalf("CallTool: %v", err)
 					}
-					if res.IsError != tt.wantError {
-						t.Errorf("IsError = %v, want %v", res.IsError, tt.wantError)
-					}
-					if len(res.Content) != 1 {
-						t.Fatalf("%d content blocks, want 1: %v", len(res.Content), jsonOf(t, res.Content))
-					}
-					text, ok := res.Content[0].(*sdkmcp.TextContent)
-					if !ok {
-						t.Fatalf("content is %T, want text", res.Content[0])
-					}
-					if got := text.Text; tt.wantPrefix && !strings.HasPrefix(got, tt.wantText) || !tt.wantPrefix && got != tt.wantText {
-						t.Errorf("text = %q, want %q (prefix: %v)", got, tt.wantText, tt.wantPrefix)
-					}
-					if diff := cmp.Diff(tt.wantStruct, res.StructuredContent); diff != "" {
-						t.Errorf("structuredContent (-want +got):\n%s", diff)
-					}
+					tt.check(t, res)
 					calls := f.seen()
 					if len(calls) != 1 || calls[0].Name != tt.tool || calls[0].Tool == nil || calls[0].Tool.Name() != tt.tool ||
 						!strings.HasPrefix(calls[0].ID, "mcp_") {
