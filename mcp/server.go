@@ -24,9 +24,11 @@ type ServerOptions struct {
 	// Instructions are sent to clients on initialization (the server's instructions for
 	// the model on the other side). Empty: SDK.Instructions, if any.
 	Instructions string
-	// Logger receives the server's records: a panic recovered in Middleware (Error, with
-	// the stack), an output that does not match its tool's output schema (Error). It is
-	// also the go-sdk server's logger unless SDK.Logger is set. Nil logs nothing.
+	// Logger receives the server's records, at Error level: each call that panicked (in
+	// the tool or in Middleware), with the stack, and each output that does not match its
+	// tool's output schema. Other calls are logged by middleware (middleware.Log), once
+	// each. It is also the go-sdk server's logger unless SDK.Logger is set. Nil logs
+	// nothing.
 	Logger *slog.Logger
 	// SDK are the go-sdk's own server options (capabilities, completion and subscription
 	// handlers, page size, keep-alive...), passed to sdkmcp.NewServer after Instructions and
@@ -162,24 +164,23 @@ func serve(t *tool.Tool, o ServerOptions) sdkmcp.ToolHandler {
 		if req.Params != nil {
 			call.Arguments = string(req.Params.Arguments)
 		}
-		res := handle(context.WithValue(ctx, requestKey{}, req), h, call, logger)
+		res := handle(context.WithValue(ctx, requestKey{}, req), h, call)
+		if res.Kind == tool.KindPanic && logger != nil {
+			logger.ErrorContext(ctx, "mcp: a tool call panicked", "tool", call.Name, "call", call.ID, "err", res.Err, "stack", string(res.Stack))
+		}
 		return toResult(t, res, logger), nil
 	}
 }
 
 // handle runs h, turning a panic that escaped the middleware into a failed result.
-func handle(ctx context.Context, h tool.Handler, call tool.Call, logger *slog.Logger) (res tool.Result) {
+func handle(ctx context.Context, h tool.Handler, call tool.Call) (res tool.Result) {
 	defer func() {
 		if p := recover(); p != nil {
-			stack := debug.Stack()
-			if logger != nil {
-				logger.ErrorContext(ctx, "mcp: a tool call panicked", "tool", call.Name, "call", call.ID, "panic", fmt.Sprint(p), "stack", string(stack))
-			}
 			res = tool.Result{
 				Kind:    tool.KindPanic,
 				Err:     fmt.Errorf("tool %s panicked: %v", call.Name, p),
 				Content: "error: tool " + call.Name + " crashed (" + fmt.Sprint(p) + "). This is a bug in the tool, not in your arguments: do not retry this call; try another way or tell the user.",
-				Stack:   stack,
+				Stack:   debug.Stack(),
 			}
 		}
 	}()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -575,4 +577,38 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Panics and outputs that break their schema reach ServerOptions.Logger.
+func TestServerLogs(t *testing.T) {
+	var buf strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, nil))
+	f := newFixture(t)
+	s, err := mcp.NewServer(&sdkmcp.Implementation{Name: "t", Version: "v0"}, f.tools, &mcp.ServerOptions{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectInMemory(t, s, newClient(nil))
+	if _, err := cs.CallTool(context.Background(), &sdkmcp.CallToolParams{Name: "crash", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, want := range []string{`msg="mcp: a tool call panicked" tool=crash call=mcp_`, `err="tool crash panicked: nil map write"`, "stack=\"goroutine "} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
 }
