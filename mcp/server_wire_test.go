@@ -107,9 +107,23 @@ func TestServerWire(t *testing.T) {
 	if diff := cmp.Diff(`{"content":[{"type":"text","text":"{\"city\":\"北京\",\"temps\":[21.5,23]}"}],"structuredContent":{"city":"北京","temps":[21.5,23]}}`, string(res)); diff != "" {
 		t.Errorf("tools/call forecast on the wire (-want +got):\n%s", diff)
 	}
-	res = r.send("tools/call", map[string]any{"name": "fail"}, false)
-	if diff := cmp.Diff(`{"content":[{"type":"text","text":"error: tool fail failed: the database is down"}],"isError":true}`, string(res)); diff != "" {
-		t.Errorf("tools/call fail on the wire (-want +got):\n%s", diff)
+	for _, tt := range []struct {
+		name string
+		args any
+		want string
+	}{
+		{"fail", nil, `{"content":[{"type":"text","text":"error: tool fail failed: the database is down"}],"isError":true}`},
+		{"fail", json.RawMessage(`null`), `{"content":[{"type":"text","text":"error: tool fail failed: the database is down"}],"isError":true}`},
+		{"get_weather", json.RawMessage(`[1]`), `{"content":[{"type":"text","text":"the arguments for tool get_weather are not valid JSON: expected one JSON object, got an array. Expected a JSON object like {\"city\": \"\u003cstring\u003e\", \"days\": \u003cinteger 1..7\u003e}. Call the tool again with valid JSON arguments."}],"isError":true}`},
+	} {
+		params := map[string]any{"name": tt.name}
+		if tt.args != nil {
+			params["arguments"] = tt.args
+		}
+		res = r.send("tools/call", params, false)
+		if diff := cmp.Diff(tt.want, string(res)); diff != "" {
+			t.Errorf("tools/call %s %s on the wire (-want +got):\n%s", tt.name, tt.args, diff)
+		}
 	}
 }
 
