@@ -22,11 +22,11 @@ import (
 // returned server.
 
 const (
-	testImageBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
-	testAudioBase64 = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
+	srvImageBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+	srvAudioBase64 = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 )
 
-func decoded(s string) []byte {
+func srvDecoded(s string) []byte {
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
 		panic(err)
@@ -36,10 +36,10 @@ func decoded(s string) []byte {
 
 // contents is a tool output of MCP content blocks: an MCP client gets them as they are
 // (mcp.Contenter), a model in an agent a short description (tool.Contenter).
-type contents []sdkmcp.Content
+type srvContents []sdkmcp.Content
 
-func (c contents) MCPContent() []sdkmcp.Content { return c }
-func (c contents) ToolContent() string {
+func (c srvContents) MCPContent() []sdkmcp.Content { return c }
+func (c srvContents) ToolContent() string {
 	var kinds []string
 	for _, b := range c {
 		kinds = append(kinds, fmt.Sprintf("%T", b))
@@ -48,12 +48,12 @@ func (c contents) ToolContent() string {
 }
 
 // fixed is a tool without parameters that returns out.
-func fixed[Out any](name, description string, out Out) *tool.Tool {
+func srvFixed[Out any](name, description string, out Out) *tool.Tool {
 	return tool.New(name, description, func(ctx context.Context, in struct{}) (Out, error) { return out, nil })
 }
 
 // session returns the session of the MCP request a tool call serves.
-func session(ctx context.Context) (*sdkmcp.CallToolRequest, error) {
+func srvSession(ctx context.Context) (*sdkmcp.CallToolRequest, error) {
 	req, ok := mcp.RequestFromContext(ctx)
 	if !ok {
 		return nil, errors.New("not served over MCP")
@@ -61,7 +61,7 @@ func session(ctx context.Context) (*sdkmcp.CallToolRequest, error) {
 	return req, nil
 }
 
-const schema202012 = `{
+const srvSchema202012 = `{
 	"$schema": "https://json-schema.org/draft/2020-12/schema",
 	"type": "object",
 	"$defs": {
@@ -95,27 +95,27 @@ const schema202012 = `{
 
 // conformanceTools are the tools of the suite's tool scenarios.
 func conformanceTools() []*tool.Tool {
-	image := decoded(testImageBase64)
+	image := srvDecoded(srvImageBase64)
 	schemaTool, err := tool.Raw("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613, SEP-2106)",
-		json.RawMessage(schema202012), func(ctx context.Context, args json.RawMessage) (string, error) {
+		json.RawMessage(srvSchema202012), func(ctx context.Context, args json.RawMessage) (string, error) {
 			return "JSON Schema 2020-12 tool called with: " + string(args), nil
 		})
 	if err != nil {
 		panic(err)
 	}
 	return []*tool.Tool{
-		fixed("test_simple_text", "Tests simple text content response", "This is a simple text response for testing."),
-		fixed("test_image_content", "Tests image content response", contents{&sdkmcp.ImageContent{Data: image, MIMEType: "image/png"}}),
-		fixed("test_audio_content", "Tests audio content response", contents{&sdkmcp.AudioContent{Data: decoded(testAudioBase64), MIMEType: "audio/wav"}}),
-		fixed("test_embedded_resource", "Tests embedded resource content response", contents{&sdkmcp.EmbeddedResource{
+		srvFixed("test_simple_text", "Tests simple text content response", "This is a simple text response for testing."),
+		srvFixed("test_image_content", "Tests image content response", srvContents{&sdkmcp.ImageContent{Data: image, MIMEType: "image/png"}}),
+		srvFixed("test_audio_content", "Tests audio content response", srvContents{&sdkmcp.AudioContent{Data: srvDecoded(srvAudioBase64), MIMEType: "audio/wav"}}),
+		srvFixed("test_embedded_resource", "Tests embedded resource content response", srvContents{&sdkmcp.EmbeddedResource{
 			Resource: &sdkmcp.ResourceContents{URI: "test://embedded-resource", MIMEType: "text/plain", Text: "This is an embedded resource"}}}),
-		fixed("test_multiple_content_types", "Tests response with multiple content types (text, image, resource)", contents{
+		srvFixed("test_multiple_content_types", "Tests response with multiple content types (text, image, resource)", srvContents{
 			&sdkmcp.TextContent{Text: "This is text content"},
 			&sdkmcp.ImageContent{Data: image, MIMEType: "image/png"},
 			&sdkmcp.EmbeddedResource{Resource: &sdkmcp.ResourceContents{URI: "test://embedded-in-multiple", MIMEType: "text/plain", Text: "This is an embedded resource"}},
 		}),
 		tool.New("test_tool_with_logging", "Tests tool that emits log messages during execution", func(ctx context.Context, in struct{}) (string, error) {
-			req, err := session(ctx)
+			req, err := srvSession(ctx)
 			if err != nil {
 				return "", err
 			}
@@ -130,7 +130,7 @@ func conformanceTools() []*tool.Tool {
 			return "Tool with logging executed successfully", nil
 		}),
 		tool.New("test_tool_with_progress", "Tests tool that reports progress notifications", func(ctx context.Context, in struct{}) (string, error) {
-			req, err := session(ctx)
+			req, err := srvSession(ctx)
 			if err != nil {
 				return "", err
 			}
@@ -151,7 +151,7 @@ func conformanceTools() []*tool.Tool {
 		tool.New("test_sampling", "Tests server-initiated sampling (LLM completion request)", func(ctx context.Context, in struct {
 			Prompt string `json:"prompt" jsonschema:"description=The prompt to send to the LLM"`
 		}) (string, error) {
-			req, err := session(ctx)
+			req, err := srvSession(ctx)
 			if err != nil {
 				return "", err
 			}
@@ -168,8 +168,8 @@ func conformanceTools() []*tool.Tool {
 			}
 			return "LLM response: " + text, nil
 		}),
-		elicitTool("test_elicitation", "Tests server-initiated elicitation (user input request)", nil),
-		elicitTool("test_elicitation_sep1034_defaults", "Tests elicitation with default values per SEP-1034", &sdkmcp.ElicitParams{
+		srvElicitTool("test_elicitation", "Tests server-initiated elicitation (user input request)", nil),
+		srvElicitTool("test_elicitation_sep1034_defaults", "Tests elicitation with default values per SEP-1034", &sdkmcp.ElicitParams{
 			Message: "Test defaults for primitives",
 			RequestedSchema: json.RawMessage(`{"type":"object","properties":{
 				"name":{"type":"string","description":"User name","default":"John Doe"},
@@ -178,7 +178,7 @@ func conformanceTools() []*tool.Tool {
 				"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},
 				"verified":{"type":"boolean","description":"Verification status","default":true}}}`),
 		}),
-		elicitTool("test_elicitation_sep1330_enums", "Tests elicitation with enum schema improvements per SEP-1330", &sdkmcp.ElicitParams{
+		srvElicitTool("test_elicitation_sep1330_enums", "Tests elicitation with enum schema improvements per SEP-1330", &sdkmcp.ElicitParams{
 			Message: "Test enum schemas",
 			RequestedSchema: json.RawMessage(`{"type":"object","properties":{
 				"untitledSingle":{"type":"string","enum":["option1","option2","option3"]},
@@ -190,7 +190,7 @@ func conformanceTools() []*tool.Tool {
 		schemaTool,
 		tool.New("test_reconnection", "Tests SSE stream disconnection and client reconnection (SEP-1699). Server will close the stream mid-call and send the result after client reconnects.",
 			func(ctx context.Context, in struct{}) (string, error) {
-				req, err := session(ctx)
+				req, err := srvSession(ctx)
 				if err != nil {
 					return "", err
 				}
@@ -203,13 +203,13 @@ func conformanceTools() []*tool.Tool {
 	}
 }
 
-// elicitTool asks the client for input: params, or, when nil, a username with the message
+// srvElicitTool asks the client for input: params, or, when nil, a username with the message
 // the model sent.
-func elicitTool(name, description string, params *sdkmcp.ElicitParams) *tool.Tool {
+func srvElicitTool(name, description string, params *sdkmcp.ElicitParams) *tool.Tool {
 	return tool.New(name, description, func(ctx context.Context, in struct {
 		Message string `json:"message,omitempty" jsonschema:"description=The message to show the user"`
 	}) (string, error) {
-		req, err := session(ctx)
+		req, err := srvSession(ctx)
 		if err != nil {
 			return "", err
 		}
@@ -241,23 +241,23 @@ func conformanceServer() (*sdkmcp.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	addResources(s)
-	addPrompts(s)
+	srvAddResources(s)
+	srvAddPrompts(s)
 	return s, nil
 }
 
-func textResource(text string) sdkmcp.ResourceHandler {
+func srvTextResource(text string) sdkmcp.ResourceHandler {
 	return func(ctx context.Context, req *sdkmcp.ReadResourceRequest) (*sdkmcp.ReadResourceResult, error) {
 		return &sdkmcp.ReadResourceResult{Contents: []*sdkmcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}, nil
 	}
 }
 
-func addResources(s *sdkmcp.Server) {
+func srvAddResources(s *sdkmcp.Server) {
 	s.AddResource(&sdkmcp.Resource{Name: "static-text", Description: "A static text resource for testing", MIMEType: "text/plain", URI: "test://static-text"},
-		textResource("This is the content of the static text resource."))
+		srvTextResource("This is the content of the static text resource."))
 	s.AddResource(&sdkmcp.Resource{Name: "static-binary", Description: "A static binary resource (image) for testing", MIMEType: "image/png", URI: "test://static-binary"},
 		func(ctx context.Context, req *sdkmcp.ReadResourceRequest) (*sdkmcp.ReadResourceResult, error) {
-			return &sdkmcp.ReadResourceResult{Contents: []*sdkmcp.ResourceContents{{URI: req.Params.URI, MIMEType: "image/png", Blob: decoded(testImageBase64)}}}, nil
+			return &sdkmcp.ReadResourceResult{Contents: []*sdkmcp.ResourceContents{{URI: req.Params.URI, MIMEType: "image/png", Blob: srvDecoded(srvImageBase64)}}}, nil
 		})
 	s.AddResourceTemplate(&sdkmcp.ResourceTemplate{Name: "template", Description: "A resource template with parameter substitution", MIMEType: "application/json", URITemplate: "test://template/{id}/data"},
 		func(ctx context.Context, req *sdkmcp.ReadResourceRequest) (*sdkmcp.ReadResourceResult, error) {
@@ -266,38 +266,38 @@ func addResources(s *sdkmcp.Server) {
 			return &sdkmcp.ReadResourceResult{Contents: []*sdkmcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: text}}}, nil
 		})
 	s.AddResource(&sdkmcp.Resource{Name: "watched-resource", Description: "A resource that auto-updates every 3 seconds", MIMEType: "text/plain", URI: "test://watched-resource"},
-		textResource("Watched resource content"))
+		srvTextResource("Watched resource content"))
 }
 
-func prompt(description string, messages func(args map[string]string) []*sdkmcp.PromptMessage) sdkmcp.PromptHandler {
+func srvPrompt(description string, messages func(args map[string]string) []*sdkmcp.PromptMessage) sdkmcp.PromptHandler {
 	return func(ctx context.Context, req *sdkmcp.GetPromptRequest) (*sdkmcp.GetPromptResult, error) {
 		return &sdkmcp.GetPromptResult{Description: description, Messages: messages(req.Params.Arguments)}, nil
 	}
 }
 
-func addPrompts(s *sdkmcp.Server) {
+func srvAddPrompts(s *sdkmcp.Server) {
 	user := func(c sdkmcp.Content) *sdkmcp.PromptMessage { return &sdkmcp.PromptMessage{Role: "user", Content: c} }
 	s.AddPrompt(&sdkmcp.Prompt{Name: "test_simple_prompt", Title: "Simple Test Prompt", Description: "A simple prompt without arguments"},
-		prompt("A simple test prompt", func(map[string]string) []*sdkmcp.PromptMessage {
+		srvPrompt("A simple test prompt", func(map[string]string) []*sdkmcp.PromptMessage {
 			return []*sdkmcp.PromptMessage{user(&sdkmcp.TextContent{Text: "This is a simple prompt for testing."})}
 		}))
 	s.AddPrompt(&sdkmcp.Prompt{Name: "test_prompt_with_arguments", Title: "Prompt With Arguments", Description: "A prompt with required arguments",
 		Arguments: []*sdkmcp.PromptArgument{{Name: "arg1", Description: "First test argument", Required: true}, {Name: "arg2", Description: "Second test argument", Required: true}}},
-		prompt("A prompt with arguments", func(a map[string]string) []*sdkmcp.PromptMessage {
+		srvPrompt("A prompt with arguments", func(a map[string]string) []*sdkmcp.PromptMessage {
 			return []*sdkmcp.PromptMessage{user(&sdkmcp.TextContent{Text: fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", a["arg1"], a["arg2"])})}
 		}))
 	s.AddPrompt(&sdkmcp.Prompt{Name: "test_prompt_with_embedded_resource", Title: "Prompt With Embedded Resource", Description: "A prompt that includes an embedded resource",
 		Arguments: []*sdkmcp.PromptArgument{{Name: "resourceUri", Description: "URI of the resource to embed", Required: true}}},
-		prompt("A prompt with an embedded resource", func(a map[string]string) []*sdkmcp.PromptMessage {
+		srvPrompt("A prompt with an embedded resource", func(a map[string]string) []*sdkmcp.PromptMessage {
 			return []*sdkmcp.PromptMessage{
 				user(&sdkmcp.EmbeddedResource{Resource: &sdkmcp.ResourceContents{URI: a["resourceUri"], MIMEType: "text/plain", Text: "Embedded resource content for testing."}}),
 				user(&sdkmcp.TextContent{Text: "Please process the embedded resource above."}),
 			}
 		}))
 	s.AddPrompt(&sdkmcp.Prompt{Name: "test_prompt_with_image", Title: "Prompt With Image", Description: "A prompt that includes image content"},
-		prompt("A prompt with an image", func(map[string]string) []*sdkmcp.PromptMessage {
+		srvPrompt("A prompt with an image", func(map[string]string) []*sdkmcp.PromptMessage {
 			return []*sdkmcp.PromptMessage{
-				user(&sdkmcp.ImageContent{Data: decoded(testImageBase64), MIMEType: "image/png"}),
+				user(&sdkmcp.ImageContent{Data: srvDecoded(srvImageBase64), MIMEType: "image/png"}),
 				user(&sdkmcp.TextContent{Text: "Please analyze the image above."}),
 			}
 		}))

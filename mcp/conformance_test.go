@@ -142,8 +142,8 @@ func TestConformanceServer(t *testing.T) {
 	}
 }
 
-// resultDir is a directory of the suite's -o output: server-<scenario>-<timestamp>.
-var resultDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$`)
+// serverResultDir is a directory of the suite's -o output: server-<scenario>-<timestamp>.
+var serverResultDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$`)
 
 // readConformanceResults reads the checks.json of every scenario the suite saved in dir.
 func readConformanceResults(t *testing.T, dir string) map[string][]conformanceCheck {
@@ -154,7 +154,7 @@ func readConformanceResults(t *testing.T, dir string) map[string][]conformanceCh
 	}
 	results := map[string][]conformanceCheck{}
 	for _, e := range entries {
-		m := resultDir.FindStringSubmatch(e.Name())
+		m := serverResultDir.FindStringSubmatch(e.Name())
 		if m == nil || !e.IsDir() {
 			t.Errorf("unexpected entry %s in the suite's output", e.Name())
 			continue

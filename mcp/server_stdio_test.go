@@ -11,9 +11,9 @@ import (
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// buildTestServer builds internal/testserver, our tools served over stdio, into a temporary
+// buildSrvTestServer builds internal/testserver, our tools served over stdio, into a temporary
 // directory.
-func buildTestServer(t *testing.T) string {
+func buildSrvTestServer(t *testing.T) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -30,9 +30,9 @@ func buildTestServer(t *testing.T) string {
 // Our server as a separate process, on its stdin and stdout, reached with the go-sdk's
 // CommandTransport.
 func TestServerOverStdio(t *testing.T) {
-	bin := buildTestServer(t)
+	bin := buildSrvTestServer(t)
 	ctx := context.Background()
-	cs, err := newClient(nil).Connect(ctx, &sdkmcp.CommandTransport{Command: exec.Command(bin)}, nil)
+	cs, err := srvClient(nil).Connect(ctx, &sdkmcp.CommandTransport{Command: exec.Command(bin)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

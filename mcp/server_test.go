@@ -23,12 +23,12 @@ import (
 	"github.com/toolcall/toolcall/tool"
 )
 
-type weatherIn struct {
+type srvWeatherIn struct {
 	City string `json:"city" jsonschema:"description=城市中文名"`
 	Days int    `json:"days,omitempty" jsonschema:"minimum=1,maximum=7,default=1"`
 }
 
-type forecastOut struct {
+type srvForecastOut struct {
 	City  string    `json:"city"`
 	Temps []float64 `json:"temps"`
 	Note  *string   `json:"note,omitempty"`
@@ -36,17 +36,17 @@ type forecastOut struct {
 
 // image is an output with more than text: an MCP client gets an image block, a model in an
 // agent the ToolContent.
-type image struct{ png []byte }
+type srvImage struct{ png []byte }
 
-func (i image) ToolContent() string { return "[an image/png of the chart]" }
-func (i image) MCPContent() []sdkmcp.Content {
+func (i srvImage) ToolContent() string { return "[an image/png of the chart]" }
+func (i srvImage) MCPContent() []sdkmcp.Content {
 	return []sdkmcp.Content{&sdkmcp.TextContent{Text: "the chart"}, &sdkmcp.ImageContent{Data: i.png, MIMEType: "image/png"}}
 }
 
-func ptr[T any](v T) *T { return &v }
+func srvPtr[T any](v T) *T { return &v }
 
-// fixture is a server of test tools, and what its middleware saw.
-type fixture struct {
+// srvFixture is a server of test tools, and what its middleware saw.
+type srvFixture struct {
 	tools   []*tool.Tool
 	started chan struct{} // the slow tool started
 	stopped chan error    // the slow tool's context ended, with this error
@@ -54,19 +54,19 @@ type fixture struct {
 	calls   []tool.Call // every call the middleware saw
 }
 
-func newFixture(t *testing.T) *fixture {
+func newSrvFixture(t *testing.T) *srvFixture {
 	t.Helper()
-	f := &fixture{started: make(chan struct{}, 1), stopped: make(chan error, 1)}
+	f := &srvFixture{started: make(chan struct{}, 1), stopped: make(chan error, 1)}
 	weather := tool.New("get_weather", "查询指定城市的当前天气。",
-		func(ctx context.Context, in weatherIn) (string, error) {
+		func(ctx context.Context, in srvWeatherIn) (string, error) {
 			return in.City + ": 晴, " + strings.Repeat("☀", in.Days), nil
-		}, tool.Options{Annotations: tool.Annotations{Title: "Weather", ReadOnly: true, OpenWorld: ptr(false)}})
+		}, tool.Options{Annotations: tool.Annotations{Title: "Weather", ReadOnly: true, OpenWorld: srvPtr(false)}})
 	forecast := tool.New("forecast", "A forecast with structured output.",
 		func(ctx context.Context, in struct {
 			City string `json:"city"`
-		}) (forecastOut, error) {
-			return forecastOut{City: in.City, Temps: []float64{21.5, 23}}, nil
-		}, tool.Options{Annotations: tool.Annotations{Destructive: ptr(false), Idempotent: true}})
+		}) (srvForecastOut, error) {
+			return srvForecastOut{City: in.City, Temps: []float64{21.5, 23}}, nil
+		}, tool.Options{Annotations: tool.Annotations{Destructive: srvPtr(false), Idempotent: true}})
 	fail := tool.New("fail", "Always fails.", func(ctx context.Context, in struct{}) (string, error) {
 		return "", errors.New("the database is down")
 	})
@@ -79,8 +79,8 @@ func newFixture(t *testing.T) *fixture {
 		f.stopped <- ctx.Err()
 		return "", ctx.Err()
 	})
-	chart := tool.New("chart", "Draws a chart.", func(ctx context.Context, in struct{}) (image, error) {
-		return image{png: []byte("\x89PNG")}, nil
+	chart := tool.New("chart", "Draws a chart.", func(ctx context.Context, in struct{}) (srvImage, error) {
+		return srvImage{png: []byte("\x89PNG")}, nil
 	})
 	progress := tool.New("progress", "Reports progress through the MCP request.", func(ctx context.Context, in struct{}) (string, error) {
 		req, ok := mcp.RequestFromContext(ctx)
@@ -102,7 +102,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // middleware records every call, and denies those whose arguments ask for it.
-func (f *fixture) middleware(next tool.Handler) tool.Handler {
+func (f *srvFixture) middleware(next tool.Handler) tool.Handler {
 	return func(ctx context.Context, call tool.Call) tool.Result {
 		f.mu.Lock()
 		f.calls = append(f.calls, call)
@@ -114,13 +114,13 @@ func (f *fixture) middleware(next tool.Handler) tool.Handler {
 	}
 }
 
-func (f *fixture) seen() []tool.Call {
+func (f *srvFixture) seen() []tool.Call {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]tool.Call(nil), f.calls...)
 }
 
-func (f *fixture) server(t *testing.T) *sdkmcp.Server {
+func (f *srvFixture) server(t *testing.T) *sdkmcp.Server {
 	t.Helper()
 	s, err := mcp.NewServer(&sdkmcp.Implementation{Name: "toolcall-test", Version: "v0.0.1"}, f.tools,
 		&mcp.ServerOptions{Middleware: f.middleware, Instructions: "Use the tools."})
@@ -130,16 +130,16 @@ func (f *fixture) server(t *testing.T) *sdkmcp.Server {
 	return s
 }
 
-// transports are the ways the go-sdk's client reaches our server in these tests.
-var transports = []struct {
+// srvTransports are the ways the go-sdk's client reaches our server in these tests.
+var srvTransports = []struct {
 	name    string
 	connect func(t *testing.T, s *sdkmcp.Server, c *sdkmcp.Client) *sdkmcp.ClientSession
 }{
-	{"in-memory", connectInMemory},
-	{"streamable-http", connectHTTP},
+	{"in-memory", srvConnectInMemory},
+	{"streamable-http", srvConnectHTTP},
 }
 
-func connectInMemory(t *testing.T, s *sdkmcp.Server, c *sdkmcp.Client) *sdkmcp.ClientSession {
+func srvConnectInMemory(t *testing.T, s *sdkmcp.Server, c *sdkmcp.Client) *sdkmcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := sdkmcp.NewInMemoryTransports()
@@ -158,7 +158,7 @@ func connectInMemory(t *testing.T, s *sdkmcp.Server, c *sdkmcp.Client) *sdkmcp.C
 	return cs
 }
 
-func connectHTTP(t *testing.T, s *sdkmcp.Server, c *sdkmcp.Client) *sdkmcp.ClientSession {
+func srvConnectHTTP(t *testing.T, s *sdkmcp.Server, c *sdkmcp.Client) *sdkmcp.ClientSession {
 	t.Helper()
 	ts := httptest.NewServer(sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return s }, nil))
 	hc := &http.Client{Transport: &http.Transport{}}
@@ -175,12 +175,12 @@ func connectHTTP(t *testing.T, s *sdkmcp.Server, c *sdkmcp.Client) *sdkmcp.Clien
 	return cs
 }
 
-func newClient(opts *sdkmcp.ClientOptions) *sdkmcp.Client {
+func srvClient(opts *sdkmcp.ClientOptions) *sdkmcp.Client {
 	return sdkmcp.NewClient(&sdkmcp.Implementation{Name: "go-sdk-client", Version: "v1.8.0"}, opts)
 }
 
 // jsonOf re-encodes v through JSON as generic values, for comparisons that ignore key order.
-func jsonOf(t *testing.T, v any) any {
+func srvJSON(t *testing.T, v any) any {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -194,10 +194,10 @@ func jsonOf(t *testing.T, v any) any {
 }
 
 func TestServerListsTools(t *testing.T) {
-	for _, tr := range transports {
+	for _, tr := range srvTransports {
 		t.Run(tr.name, func(t *testing.T) {
-			f := newFixture(t)
-			cs := tr.connect(t, f.server(t), newClient(nil))
+			f := newSrvFixture(t)
+			cs := tr.connect(t, f.server(t), srvClient(nil))
 			if got := cs.InitializeResult().Instructions; got != "Use the tools." {
 				t.Errorf("Instructions = %q", got)
 			}
@@ -217,11 +217,11 @@ func TestServerListsTools(t *testing.T) {
 				if want == nil {
 					t.Fatalf("tool %d: %q is not ours", i, got.Name)
 				}
-				checkListed(t, want, got)
+				srvCheckListed(t, want, got)
 			}
 			wantAnn := map[string]*sdkmcp.ToolAnnotations{
-				"get_weather": {Title: "Weather", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
-				"forecast":    {DestructiveHint: ptr(false), IdempotentHint: true},
+				"get_weather": {Title: "Weather", ReadOnlyHint: true, OpenWorldHint: srvPtr(false)},
+				"forecast":    {DestructiveHint: srvPtr(false), IdempotentHint: true},
 				"geographer":  {ReadOnlyHint: true},
 			}
 			for _, got := range res.Tools {
@@ -233,26 +233,26 @@ func TestServerListsTools(t *testing.T) {
 	}
 }
 
-// checkListed compares the listed tool got with ours, want.
-func checkListed(t *testing.T, want *tool.Tool, got *sdkmcp.Tool) {
+// srvCheckListed compares the listed tool got with ours, want.
+func srvCheckListed(t *testing.T, want *tool.Tool, got *sdkmcp.Tool) {
 	t.Helper()
 	if got.Description != want.Description() {
 		t.Errorf("%s: description %q, want %q", got.Name, got.Description, want.Description())
 	}
-	if diff := cmp.Diff(jsonOf(t, json.RawMessage(want.Parameters())), jsonOf(t, got.InputSchema)); diff != "" {
+	if diff := cmp.Diff(srvJSON(t, json.RawMessage(want.Parameters())), srvJSON(t, got.InputSchema)); diff != "" {
 		t.Errorf("%s: inputSchema (-want +got):\n%s", got.Name, diff)
 	}
 	var wantOut any
 	if want.OutputSchema() != nil {
-		wantOut = jsonOf(t, json.RawMessage(want.OutputSchema()))
+		wantOut = srvJSON(t, json.RawMessage(want.OutputSchema()))
 	}
-	if diff := cmp.Diff(wantOut, jsonOf(t, got.OutputSchema)); diff != "" {
+	if diff := cmp.Diff(wantOut, srvJSON(t, got.OutputSchema)); diff != "" {
 		t.Errorf("%s: outputSchema (-want +got):\n%s", got.Name, diff)
 	}
 }
 
-// callCase is a call and the result it must get.
-type callCase struct {
+// srvCallCase is a call and the result it must get.
+type srvCallCase struct {
 	name       string
 	tool       string
 	args       any
@@ -263,13 +263,13 @@ type callCase struct {
 }
 
 // check compares res, one text block, with what tt wants.
-func (tt callCase) check(t *testing.T, res *sdkmcp.CallToolResult) {
+func (tt srvCallCase) check(t *testing.T, res *sdkmcp.CallToolResult) {
 	t.Helper()
 	if res.IsError != tt.wantError {
 		t.Errorf("IsError = %v, want %v", res.IsError, tt.wantError)
 	}
 	if len(res.Content) != 1 {
-		t.Fatalf("%d content blocks, want 1: %v", len(res.Content), jsonOf(t, res.Content))
+		t.Fatalf("%d content blocks, want 1: %v", len(res.Content), srvJSON(t, res.Content))
 	}
 	text, ok := res.Content[0].(*sdkmcp.TextContent)
 	if !ok {
@@ -284,7 +284,7 @@ func (tt callCase) check(t *testing.T, res *sdkmcp.CallToolResult) {
 }
 
 func TestServerCalls(t *testing.T) {
-	tests := []callCase{
+	tests := []srvCallCase{
 		{name: "good arguments", tool: "get_weather", args: map[string]any{"city": "北京", "days": 2}, wantText: "北京: 晴, ☀☀"},
 		{name: "schema default applied", tool: "get_weather", args: map[string]any{"city": "北京"}, wantText: "北京: 晴, ☀"},
 		{name: "repaired: arguments encoded twice", tool: "get_weather", args: `{"city":"上海"}`, wantText: "上海: 晴, ☀"},
@@ -306,12 +306,12 @@ func TestServerCalls(t *testing.T) {
 		{name: "agent as a tool: invalid", tool: "geographer", args: map[string]any{"question": "?"}, wantError: true,
 			wantText: "invalid arguments for tool geographer:", wantPrefix: true},
 	}
-	for _, tr := range transports {
+	for _, tr := range srvTransports {
 		t.Run(tr.name, func(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
-					f := newFixture(t)
-					cs := tr.connect(t, f.server(t), newClient(nil))
+					f := newSrvFixture(t)
+					cs := tr.connect(t, f.server(t), srvClient(nil))
 					res, err := cs.CallTool(context.Background(), &sdkmcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
 					if err != nil {
 						t.Fatalf("CallTool: %v", err)
@@ -330,8 +330,8 @@ func TestServerCalls(t *testing.T) {
 
 // The middleware gets the raw arguments text, as the client sent it, and a fresh id per call.
 func TestServerMiddlewareSeesRawCall(t *testing.T) {
-	f := newFixture(t)
-	cs := connectInMemory(t, f.server(t), newClient(nil))
+	f := newSrvFixture(t)
+	cs := srvConnectInMemory(t, f.server(t), srvClient(nil))
 	for _, args := range []any{json.RawMessage(`{"city": "北京"}`), `{"city":"北京"}`} {
 		if _, err := cs.CallTool(context.Background(), &sdkmcp.CallToolParams{Name: "get_weather", Arguments: args}); err != nil {
 			t.Fatal(err)
@@ -351,9 +351,9 @@ func TestServerMiddlewareSeesRawCall(t *testing.T) {
 }
 
 func TestServerMultiContent(t *testing.T) {
-	for _, tr := range transports {
+	for _, tr := range srvTransports {
 		t.Run(tr.name, func(t *testing.T) {
-			cs := tr.connect(t, newFixture(t).server(t), newClient(nil))
+			cs := tr.connect(t, newSrvFixture(t).server(t), srvClient(nil))
 			res, err := cs.CallTool(context.Background(), &sdkmcp.CallToolParams{Name: "chart", Arguments: map[string]any{}})
 			if err != nil {
 				t.Fatal(err)
@@ -362,7 +362,7 @@ func TestServerMultiContent(t *testing.T) {
 				map[string]any{"type": "text", "text": "the chart"},
 				map[string]any{"type": "image", "mimeType": "image/png", "data": "iVBORw=="},
 			}
-			if diff := cmp.Diff(want, jsonOf(t, res.Content)); diff != "" || res.IsError {
+			if diff := cmp.Diff(want, srvJSON(t, res.Content)); diff != "" || res.IsError {
 				t.Errorf("content (-want +got):\n%s (isError %v)", diff, res.IsError)
 			}
 		})
@@ -371,10 +371,10 @@ func TestServerMultiContent(t *testing.T) {
 
 // A canceled request cancels the call's context; the server goes on serving.
 func TestServerCancel(t *testing.T) {
-	for _, tr := range transports {
+	for _, tr := range srvTransports {
 		t.Run(tr.name, func(t *testing.T) {
-			f := newFixture(t)
-			cs := tr.connect(t, f.server(t), newClient(nil))
+			f := newSrvFixture(t)
+			cs := tr.connect(t, f.server(t), srvClient(nil))
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() {
@@ -404,13 +404,13 @@ func TestServerCancel(t *testing.T) {
 
 // A tool reaches its MCP request (and through it the session) from its context.
 func TestServerRequestFromContext(t *testing.T) {
-	for _, tr := range transports {
+	for _, tr := range srvTransports {
 		t.Run(tr.name, func(t *testing.T) {
 			got := make(chan string, 1)
-			c := newClient(&sdkmcp.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, req *sdkmcp.ProgressNotificationClientRequest) {
+			c := srvClient(&sdkmcp.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, req *sdkmcp.ProgressNotificationClientRequest) {
 				got <- req.Params.Message
 			}})
-			cs := tr.connect(t, newFixture(t).server(t), c)
+			cs := tr.connect(t, newSrvFixture(t).server(t), c)
 			params := &sdkmcp.CallToolParams{Name: "progress", Arguments: map[string]any{}}
 			params.SetProgressToken("tok-1")
 			res, err := cs.CallTool(context.Background(), params)
@@ -434,8 +434,8 @@ func TestServerRequestFromContext(t *testing.T) {
 
 // An unknown tool is the go-sdk's protocol error: it never reaches the middleware.
 func TestServerUnknownTool(t *testing.T) {
-	f := newFixture(t)
-	cs := connectInMemory(t, f.server(t), newClient(nil))
+	f := newSrvFixture(t)
+	cs := srvConnectInMemory(t, f.server(t), srvClient(nil))
 	_, err := cs.CallTool(context.Background(), &sdkmcp.CallToolParams{Name: "nope", Arguments: map[string]any{}})
 	if err == nil || !strings.Contains(err.Error(), `unknown tool "nope"`) {
 		t.Errorf("CallTool = %v, want an unknown tool error", err)
@@ -447,7 +447,7 @@ func TestServerUnknownTool(t *testing.T) {
 
 // A panic in the middleware itself is a failed result, not a dead server.
 func TestServerMiddlewarePanic(t *testing.T) {
-	f := newFixture(t)
+	f := newSrvFixture(t)
 	s, err := mcp.NewServer(&sdkmcp.Implementation{Name: "t", Version: "v0"}, f.tools, &mcp.ServerOptions{
 		Middleware: func(next tool.Handler) tool.Handler {
 			return func(ctx context.Context, call tool.Call) tool.Result { panic("middleware bug") }
@@ -456,13 +456,13 @@ func TestServerMiddlewarePanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := connectInMemory(t, s, newClient(nil))
+	cs := srvConnectInMemory(t, s, srvClient(nil))
 	res, err := cs.CallTool(context.Background(), &sdkmcp.CallToolParams{Name: "fail", Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.IsError || !strings.Contains(res.Content[0].(*sdkmcp.TextContent).Text, "crashed (middleware bug)") {
-		t.Errorf("result = %v", jsonOf(t, res))
+		t.Errorf("result = %v", srvJSON(t, res))
 	}
 }
 
@@ -479,14 +479,14 @@ func TestServerOutputSchemaMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := connectInMemory(t, s, newClient(nil))
+	cs := srvConnectInMemory(t, s, srvClient(nil))
 	res, err := cs.CallTool(context.Background(), &sdkmcp.CallToolParams{Name: "bad", Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.IsError || res.StructuredContent != nil ||
 		!strings.HasPrefix(res.Content[0].(*sdkmcp.TextContent).Text, "error: tool bad: the output does not match its output schema") {
-		t.Errorf("result = %v", jsonOf(t, res))
+		t.Errorf("result = %v", srvJSON(t, res))
 	}
 }
 
@@ -536,7 +536,7 @@ func TestServerStructuredContentValidatesWithTheSDKsValidator(t *testing.T) {
 	values := map[string]out{
 		"zero": {},
 		"full": {Name: "x", Tags: []string{"a"}, Meta: map[string]string{"k": "v"}, Inner: &inner{N: 1},
-			Items: []inner{{N: 2}}, Maybe: ptr("m"), When: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Count: 3, Enabled: true},
+			Items: []inner{{N: 2}}, Maybe: srvPtr("m"), When: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Count: 3, Enabled: true},
 	}
 	var tools []*tool.Tool
 	for name, v := range values {
@@ -546,14 +546,14 @@ func TestServerStructuredContentValidatesWithTheSDKsValidator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := connectInMemory(t, s, newClient(nil))
+	cs := srvConnectInMemory(t, s, srvClient(nil))
 	list, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, lt := range list.Tools {
 		var schema jsonschema.Schema
-		if err := json.Unmarshal(mustJSON(t, lt.OutputSchema), &schema); err != nil {
+		if err := json.Unmarshal(srvMustJSON(t, lt.OutputSchema), &schema); err != nil {
 			t.Fatal(err)
 		}
 		resolved, err := schema.Resolve(nil)
@@ -562,15 +562,15 @@ func TestServerStructuredContentValidatesWithTheSDKsValidator(t *testing.T) {
 		}
 		res, err := cs.CallTool(context.Background(), &sdkmcp.CallToolParams{Name: lt.Name, Arguments: map[string]any{}})
 		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %v", lt.Name, err, jsonOf(t, res))
+			t.Fatalf("%s: %v %v", lt.Name, err, srvJSON(t, res))
 		}
-		if err := resolved.Validate(jsonOf(t, res.StructuredContent)); err != nil {
-			t.Errorf("%s: structuredContent %s does not validate: %v", lt.Name, mustJSON(t, res.StructuredContent), err)
+		if err := resolved.Validate(srvJSON(t, res.StructuredContent)); err != nil {
+			t.Errorf("%s: structuredContent %s does not validate: %v", lt.Name, srvMustJSON(t, res.StructuredContent), err)
 		}
 	}
 }
 
-func mustJSON(t *testing.T, v any) []byte {
+func srvMustJSON(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -583,13 +583,13 @@ func mustJSON(t *testing.T, v any) []byte {
 func TestServerLogs(t *testing.T) {
 	var buf strings.Builder
 	var mu sync.Mutex
-	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, nil))
-	f := newFixture(t)
+	logger := slog.New(slog.NewTextHandler(srvLockedWriter{&mu, &buf}, nil))
+	f := newSrvFixture(t)
 	s, err := mcp.NewServer(&sdkmcp.Implementation{Name: "t", Version: "v0"}, f.tools, &mcp.ServerOptions{Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := connectInMemory(t, s, newClient(nil))
+	cs := srvConnectInMemory(t, s, srvClient(nil))
 	if _, err := cs.CallTool(context.Background(), &sdkmcp.CallToolParams{Name: "crash", Arguments: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
@@ -602,12 +602,12 @@ func TestServerLogs(t *testing.T) {
 	}
 }
 
-type lockedWriter struct {
+type srvLockedWriter struct {
 	mu *sync.Mutex
 	w  io.Writer
 }
 
-func (w lockedWriter) Write(p []byte) (int, error) {
+func (w srvLockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.w.Write(p)

@@ -15,9 +15,9 @@ import (
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// rawSession speaks JSON-RPC to a streamable HTTP endpoint with plain net/http, to see the
+// srvRawSession speaks JSON-RPC to a streamable HTTP endpoint with plain net/http, to see the
 // bytes the server sends rather than what a client library makes of them.
-type rawSession struct {
+type srvRawSession struct {
 	t       *testing.T
 	url     string
 	client  *http.Client
@@ -25,7 +25,7 @@ type rawSession struct {
 	nextID  int
 }
 
-func (r *rawSession) send(method string, params any, notification bool) json.RawMessage {
+func (r *srvRawSession) send(method string, params any, notification bool) json.RawMessage {
 	r.t.Helper()
 	msg := map[string]any{"jsonrpc": "2.0", "method": method, "params": params}
 	if !notification {
@@ -64,7 +64,7 @@ func (r *rawSession) send(method string, params any, notification bool) json.Raw
 
 // The annotations, schemas and results as they are on the wire.
 func TestServerWire(t *testing.T) {
-	s := newFixture(t).server(t)
+	s := newSrvFixture(t).server(t)
 	ts := httptest.NewServer(sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return s }, &sdkmcp.StreamableHTTPOptions{JSONResponse: true}))
 	hc := &http.Client{Transport: &http.Transport{}}
 	defer func() {
@@ -74,7 +74,7 @@ func TestServerWire(t *testing.T) {
 		hc.CloseIdleConnections()
 		ts.Close()
 	}()
-	r := &rawSession{t: t, url: ts.URL, client: hc}
+	r := &srvRawSession{t: t, url: ts.URL, client: hc}
 	r.send("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "raw", "version": "0"}}, false)
 	r.send("notifications/initialized", map[string]any{}, true)
@@ -129,8 +129,8 @@ func TestServerWire(t *testing.T) {
 
 // Calls of one session run concurrently and each gets its own answer.
 func TestServerConcurrentCalls(t *testing.T) {
-	f := newFixture(t)
-	cs := connectHTTP(t, f.server(t), newClient(nil))
+	f := newSrvFixture(t)
+	cs := srvConnectHTTP(t, f.server(t), srvClient(nil))
 	const n = 32
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
