@@ -1,3 +1,4 @@
+//lint:file-ignore SA1019 the suite tests logging and sampling, deprecated by SEP-2577 but still in the protocol.
 package mcp_test
 
 import (
