@@ -115,6 +115,17 @@ func ReportProgress(ctx context.Context, p Progress) {
 	}
 }
 
+// WithProgress returns a context in which [ReportProgress] calls f: how code that runs tools
+// outside an Agent receives their progress (package mcp's server sends it to the client as
+// notifications/progress). Inside an Agent's call the run's own reporting takes over again.
+// f may be called from several goroutines, one report at a time.
+func WithProgress(ctx context.Context, f func(Progress)) context.Context {
+	if f == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, progressKey{}, &progressReporter{emit: f})
+}
+
 // progressReporter emits a call's progress events until the call ends.
 type progressReporter struct {
 	mu   sync.Mutex

@@ -11,6 +11,7 @@ import (
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -164,11 +165,27 @@ func serve(t *tool.Tool, o ServerOptions) sdkmcp.ToolHandler {
 		if req.Params != nil {
 			call.Arguments = string(req.Params.Arguments)
 		}
-		res := handle(context.WithValue(ctx, requestKey{}, req), h, call)
+		ctx = context.WithValue(ctx, requestKey{}, req)
+		if req.Params != nil && req.Params.GetProgressToken() != nil && req.Session != nil {
+			ctx = agentkit.WithProgress(ctx, progressNotifier(ctx, req))
+		}
+		res := handle(ctx, h, call)
 		if res.Kind == tool.KindPanic && logger != nil {
 			logger.ErrorContext(ctx, "mcp: a tool call panicked", "tool", call.Name, "call", call.ID, "err", res.Err, "stack", string(res.Stack))
 		}
 		return toResult(t, res, logger), nil
+	}
+}
+
+// progressNotifier sends what the call reports with agentkit.ReportProgress to the client,
+// as notifications/progress under the request's progress token. A notification that cannot
+// be sent (the session closed) is dropped: progress is advisory.
+func progressNotifier(ctx context.Context, req *sdkmcp.CallToolRequest) func(agentkit.Progress) {
+	token := req.Params.GetProgressToken()
+	return func(p agentkit.Progress) {
+		_ = req.Session.NotifyProgress(ctx, &sdkmcp.ProgressNotificationParams{
+			ProgressToken: token, Progress: p.Done, Total: p.Total, Message: p.Message,
+		})
 	}
 }
 

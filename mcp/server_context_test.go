@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -10,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/mcp"
+	"github.com/toolcall/toolcall/tool"
 )
 
 // A canceled request cancels the call's context; the server goes on serving.
@@ -110,4 +114,49 @@ func (w srvLockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.w.Write(p)
+}
+
+// What a served tool reports with agentkit.ReportProgress reaches the client as
+// notifications/progress under the request's token, in order; without a token nothing is
+// sent.
+func TestServerForwardsReportProgress(t *testing.T) {
+	steps := tool.New("steps", "Works in two steps.", func(ctx context.Context, in struct{}) (string, error) {
+		agentkit.ReportProgress(ctx, agentkit.Progress{Done: 1, Total: 2, Message: "first"})
+		agentkit.ReportProgress(ctx, agentkit.Progress{Done: 2, Total: 2, Message: "second"})
+		return "done", nil
+	})
+	for _, tr := range srvTransports {
+		t.Run(tr.name, func(t *testing.T) {
+			s, err := mcp.NewServer(&sdkmcp.Implementation{Name: "t", Version: "v0"}, []*tool.Tool{steps}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make(chan string, 4)
+			c := srvClient(&sdkmcp.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, req *sdkmcp.ProgressNotificationClientRequest) {
+				got <- fmt.Sprintf("%v %v/%v %s", req.Params.ProgressToken, req.Params.Progress, req.Params.Total, req.Params.Message)
+			}})
+			cs := tr.connect(t, s, c)
+			if res, err := cs.CallTool(context.Background(), &sdkmcp.CallToolParams{Name: "steps", Arguments: map[string]any{}}); err != nil || res.IsError {
+				t.Fatalf("CallTool without a token: %v, %+v", err, res)
+			}
+			params := &sdkmcp.CallToolParams{Name: "steps", Arguments: map[string]any{}}
+			params.SetProgressToken("tok-2")
+			if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+				t.Fatalf("CallTool: %v, %+v", err, res)
+			}
+			var recv []string
+			for len(recv) < 2 {
+				select {
+				case m := <-got:
+					recv = append(recv, m)
+				case <-time.After(10 * time.Second):
+					t.Fatalf("got %q, want two notifications", recv)
+				}
+			}
+			want := []string{"tok-2 1/2 first", "tok-2 2/2 second"}
+			if diff := cmp.Diff(want, recv); diff != "" {
+				t.Errorf("notifications (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
