@@ -60,6 +60,11 @@
 // shape, so no middleware turns streaming off); Options.RunMiddleware wraps whole runs (a
 // tracing span, for one).
 //
+// Tools whose list changes while an Agent lives — an MCP server's, through package mcp — are
+// a [Toolset] in Options.Toolsets, asked for its tools before each request: a change lands
+// between turns, never in the middle of one. [Agent.Tool] makes an agent one tool of another
+// (a sub-agent), or of an MCP server.
+//
 // # How a run is built
 //
 // One path per stage. Before every request the whole request is checked with
@@ -74,7 +79,8 @@
 //
 // # Observing a run
 //
-// Options.OnEvent receives model requests and responses and tool starts and ends;
+// Options.OnEvent receives model requests and responses, tool starts and ends, and the
+// progress a running call reports ([ReportProgress]: an MCP server's notifications/progress);
 // Options.Logger logs the model requests (with their messages), the responses and the run's
 // end at Debug level, and middleware.Log the tool calls. [FormatTranscript] renders a history
 // for humans.

@@ -48,6 +48,14 @@
 // error, a panic or a canceled context becomes a failed Result with a [Kind] — the run goes on
 // and the model reads what happened; only an error wrapped with [Fatal] stops the run.
 //
+// # What a tool says of itself
+//
+// Options.Annotations are MCP's hints — read-only, destructive, idempotent, open world —
+// with MCP's defaults, for middleware (middleware.When with middleware.Destructive asks for
+// approval, with middleware.Idempotent retries) and for MCP clients a tool is served to.
+// [Tool.OutputSchema] is the JSON Schema of a struct Out, reflected at New (or given with
+// Options.OutputSchema); [Tool.StructuredOutput] checks a result's Value against it.
+//
 // # Middleware
 //
 // A [Middleware] wraps a [Handler] as net/http middleware wraps an http.Handler; [Chain]
