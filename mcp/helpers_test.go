@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -46,12 +47,15 @@ func text(s string) *sdkmcp.CallToolResult {
 }
 
 // inProcess is a Transport to an in-process server that can connect any number of times,
-// each time to a new session of the server it returns then (a restart swaps the server).
+// each time to a new session of the server it holds then: kill cuts every connection (a
+// crash), restart swaps the server, fail makes the next connections fail.
 type inProcess struct {
 	mu       sync.Mutex
 	server   *sdkmcp.Server
+	pipes    []net.Conn // the server's ends
 	sessions []*sdkmcp.ServerSession
 	connects int
+	fail     error
 }
 
 func newInProcess(t *testing.T, s *sdkmcp.Server) *inProcess {
@@ -63,26 +67,35 @@ func newInProcess(t *testing.T, s *sdkmcp.Server) *inProcess {
 func (p *inProcess) Connect(ctx context.Context) (sdkmcp.Connection, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ct, st := sdkmcp.NewInMemoryTransports()
-	ss, err := p.server.Connect(ctx, st, nil)
+	if p.fail != nil {
+		return nil, p.fail
+	}
+	c1, c2 := net.Pipe()
+	ss, err := p.server.Connect(ctx, &sdkmcp.IOTransport{Reader: c2, Writer: c2}, nil)
 	if err != nil {
 		return nil, err
 	}
+	p.pipes = append(p.pipes, c2)
 	p.sessions = append(p.sessions, ss)
 	p.connects++
-	return ct.Connect(ctx)
+	return (&sdkmcp.IOTransport{Reader: c1, Writer: c1}).Connect(ctx)
 }
 
-// kill ends every server session, as a server restart does.
+// kill cuts every connection, as a crash of the server does.
 func (p *inProcess) kill() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, ss := range p.sessions {
-		_ = ss.Close()
+	pipes, sessions := p.pipes, p.sessions
+	p.pipes, p.sessions = nil, nil
+	p.mu.Unlock()
+	for _, c := range pipes {
+		_ = c.Close()
 	}
-	p.sessions = nil
+	for _, ss := range sessions {
+		_ = ss.Wait()
+	}
 }
 
+// restart kills the server and replaces it by s.
 func (p *inProcess) restart(s *sdkmcp.Server) {
 	p.kill()
 	p.mu.Lock()
@@ -90,9 +103,13 @@ func (p *inProcess) restart(s *sdkmcp.Server) {
 	p.mu.Unlock()
 }
 
-func (p *inProcess) closeAll() {
-	p.kill()
+func (p *inProcess) setFail(err error) {
+	p.mu.Lock()
+	p.fail = err
+	p.mu.Unlock()
 }
+
+func (p *inProcess) closeAll() { p.kill() }
 
 func (p *inProcess) count() int {
 	p.mu.Lock()
@@ -213,3 +230,5 @@ func wantContains(t *testing.T, what, got string, wants ...string) {
 }
 
 var _ = fmt.Sprintf
+
+func netPipe() (net.Conn, net.Conn) { return net.Pipe() }

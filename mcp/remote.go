@@ -20,6 +20,10 @@ import (
 // then once sent SIGTERM, before it is killed.
 const terminateDuration = 2 * time.Second
 
+// testHookListChanged, when set by a test, is called after a list_changed notification of
+// a server was recorded.
+var testHookListChanged func(server string)
+
 // remote is one server: its current session and its cached tools.
 type remote struct {
 	c   *Client
@@ -62,9 +66,14 @@ func newRemote(c *Client, srv Server) *remote {
 		Logger: logger,
 		// No roots: the client has none to offer. Elicitation is always advertised (see
 		// Options.Elicit); sampling only with a callback.
-		Capabilities:                &sdkmcp.ClientCapabilities{},
-		ElicitationHandler:          r.elicit,
-		ToolListChangedHandler:      func(context.Context, *sdkmcp.ToolListChangedRequest) { r.stale.Store(true) },
+		Capabilities:       &sdkmcp.ClientCapabilities{},
+		ElicitationHandler: r.elicit,
+		ToolListChangedHandler: func(context.Context, *sdkmcp.ToolListChangedRequest) {
+			r.stale.Store(true)
+			if testHookListChanged != nil {
+				testHookListChanged(srv.Name)
+			}
+		},
 		ProgressNotificationHandler: r.onProgress,
 	}
 	if c.opts.Sample != nil {

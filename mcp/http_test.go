@@ -1,0 +1,77 @@
+package mcp_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit/agentkittest"
+	"github.com/toolcall/toolcall/mcp"
+)
+
+// swappable is an HTTP server whose handler a test replaces, as a restart of the server
+// behind a URL does: the new handler knows none of the old sessions.
+type swappable struct {
+	h        atomic.Pointer[http.Handler]
+	statuses []int
+	srv      *httptest.Server
+	calls    atomic.Int32 // tools/call POSTs that reached a handler
+}
+
+func newSwappable(t *testing.T, h http.Handler) *swappable {
+	s := &swappable{}
+	s.h.Store(&h)
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*s.h.Load()).ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *swappable) swap(h http.Handler) { s.h.Store(&h) }
+
+func streamable(s *sdkmcp.Server, opts *sdkmcp.StreamableHTTPOptions) http.Handler {
+	return sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return s }, opts)
+}
+
+// TestHTTPSessionLost: a go-sdk server behind a URL restarts between two turns and answers
+// the old session's next POST with 404 "session not found"; the call, which never reached
+// a tool, reconnects, re-initializes and is sent once more, to the new server.
+func TestHTTPSessionLost(t *testing.T) {
+	first, second := newServer(), newServer()
+	addEcho(first, "echo")
+	var ran atomic.Int32
+	sdkmcp.AddTool(second, &sdkmcp.Tool{Name: "echo", Description: "Echoes, restarted."},
+		func(ctx context.Context, req *sdkmcp.CallToolRequest, in echoIn) (*sdkmcp.CallToolResult, any, error) {
+			ran.Add(1)
+			return text("restarted: " + in.Message), nil, nil
+		})
+	hs := newSwappable(t, streamable(first, nil))
+	t.Cleanup(func() { closeSessions(first) }) // the old server's session outlives the swap, as a dead process's would
+	c := connect(t, nil, mcp.Server{Name: "web", URL: hs.srv.URL})
+	res, _ := run(t, c,
+		agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"1"}`)),
+		agentkittest.Func(func(openai.ChatCompletionRequest) agentkittest.Reply {
+			hs.swap(streamable(second, nil))
+			return agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"2"}`))
+		}),
+		agentkittest.Text("done"))
+	if diff := cmp.Diff([]string{"echo: echo: 1", "echo: restarted: 2"}, calls(res)); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if ran.Load() != 1 {
+		t.Errorf("the restarted tool ran %d times, want 1", ran.Load())
+	}
+}
+
+func closeSessions(s *sdkmcp.Server) {
+	for ss := range s.Sessions() {
+		_ = ss.Close()
+	}
+}
