@@ -170,7 +170,9 @@ func pidOf(t *testing.T, c *mcp.Client, name string) int {
 	return pid
 }
 
-// waitGone waits until the process pid no longer runs (gone, or a zombie waiting for init).
+// waitGone waits until the process pid no longer runs: gone, or a zombie whose threads have
+// all exited (the leader of a multi-threaded process shows as a zombie while its other
+// threads still hold its files, the pipes to its parent included).
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
@@ -193,5 +195,9 @@ func zombie(pid int) bool {
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
-	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
+	if i < 0 || i+2 >= len(s) || s[i+2] != 'Z' {
+		return false
+	}
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	return err != nil || len(tasks) <= 1
 }
