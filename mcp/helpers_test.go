@@ -229,6 +229,6 @@ func wantContains(t *testing.T, what, got string, wants ...string) {
 	}
 }
 
-var _ = fmt.Sprintf
-
 func netPipe() (net.Conn, net.Conn) { return net.Pipe() }
+
+func itoa(n int) string { return fmt.Sprint(n) }
