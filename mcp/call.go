@@ -6,13 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// tokens numbers the progress tokens of all calls, so that each is unique in its session.
-var tokens atomic.Uint64
 
 // call calls the server's tool name with args, within the Server's CallTimeout.
 //
@@ -49,7 +45,7 @@ func (r *remote) call(ctx context.Context, name string, outputSchema, args json.
 // send sends one tools/call with a progress token of its own, whose notifications reach
 // the call's context (agentkit.ReportProgress).
 func (r *remote) send(ctx context.Context, s *session, name string, args json.RawMessage) (*sdkmcp.CallToolResult, error) {
-	token := "toolcall-" + strconv.FormatUint(tokens.Add(1), 10)
+	token := "toolcall-" + strconv.FormatUint(r.c.tokens.Add(1), 10)
 	r.progress.Store(token, ctx)
 	defer r.progress.Delete(token)
 	params := &sdkmcp.CallToolParams{Name: name, Arguments: args}

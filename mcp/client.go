@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -107,9 +108,9 @@ type Client struct {
 	ctx    context.Context // canceled by Close: running calls and callbacks end
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the goroutines watching sessions
+	tokens atomic.Uint64  // numbers the calls' progress tokens
 
 	closeOnce sync.Once
-	closeErr  error
 }
 
 var _ agentkit.Toolset = (*Client)(nil)
@@ -202,9 +203,12 @@ func withDefaults(s Server) Server {
 // Tools implements agentkit.Toolset: the tools of every server, in the order of the
 // servers given to Connect. The list is cached; a server that sent
 // notifications/tools/list_changed since the last call is listed again, and a server whose
-// session ended is reconnected (once) and listed again — so that changes reach the model at
-// its next request, never in the middle of a turn. It fails, naming the server, when a
-// refresh or a reconnection fails or brings a tool whose name another server's tool has.
+// session ended is reconnected (one try) and listed again — so that changes reach the model
+// at its next request, never in the middle of a turn. A server that cannot be reached keeps
+// its last tools (logged as a warning): the run goes on, and each call of them tries one
+// reconnection and fails saying why. Tools fails, naming the server, when a server
+// answers the list with an error, or with tools the client refuses (too many, a bad
+// schema), or with a tool whose name another server's tool has.
 func (c *Client) Tools(ctx context.Context) ([]*tool.Tool, error) {
 	if c.ctx.Err() != nil {
 		return nil, errClosed
@@ -233,23 +237,26 @@ func (c *Client) collect() ([]*tool.Tool, error) {
 	return all, nil
 }
 
+// errClosed is returned by a Client after Close.
+var errClosed = errors.New("mcp: the client is closed")
+
 // Close ends every session: it cancels running calls and callbacks, closes the sessions,
 // kills the subprocesses (with anything they started) and waits for every goroutine the
-// Client started. It is idempotent; the calls and Tools after it fail.
+// Client started. It is idempotent; the calls and Tools after it fail. The error is always
+// nil: a server that exits badly once told to has nothing left to report (the error is
+// there for io.Closer).
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		if c.cancel == nil { // Connect refused its arguments
 			return
 		}
 		c.cancel()
-		errs := make([]error, len(c.remotes))
 		var wg sync.WaitGroup
-		for i, r := range c.remotes {
-			wg.Go(func() { errs[i] = r.close() })
+		for _, r := range c.remotes {
+			wg.Go(r.close)
 		}
 		wg.Wait()
 		c.wg.Wait()
-		c.closeErr = errors.Join(errs...)
 	})
-	return c.closeErr
+	return nil
 }

@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net"
 	"net/http"
 	"sync/atomic"
 
@@ -61,9 +63,9 @@ func isToolCall(msg jsonrpc.Message) bool {
 }
 
 // trackedRoundTripper records, for a tools/call POST, whether the server may have handled
-// it: every outcome but a 404 (the spec's answer for an unknown session) or a 400 (the
-// TypeScript SDK's "No valid session ID provided") counts as "may have", a network error
-// included. The go-sdk sends a call's POST with the call's context, and a call's context
+// it: every outcome but a failed dial, a 404 (the spec's answer for an unknown session) or
+// a 400 (the TypeScript SDK's "No valid session ID provided") counts as "may have", any
+// other network error included. The go-sdk sends a call's POST with the call's context, and a call's context
 // carries its delivery; the other requests made under it (a notifications/cancelled) are
 // told apart by their method, read from a copy of the body (the go-sdk's bodies are in
 // memory).
@@ -75,7 +77,10 @@ func (rt trackedRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 		return rt.next.RoundTrip(req)
 	}
 	resp, err := rt.next.RoundTrip(req)
-	if err != nil || (resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusBadRequest) {
+	var op *net.OpError
+	switch {
+	case errors.As(err, &op) && op.Op == "dial": // never connected: nothing was sent
+	case err != nil || (resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusBadRequest):
 		d.maybe.Store(true)
 	}
 	return resp, err

@@ -75,3 +75,27 @@ func closeSessions(s *sdkmcp.Server) {
 		_ = ss.Close()
 	}
 }
+
+// TestHTTPServerDown: the server behind the URL is gone between two turns (connections
+// refused): the call, which never left, tries one reconnection and fails clearly; the run
+// goes on.
+func TestHTTPServerDown(t *testing.T) {
+	s := newServer()
+	addEcho(s, "echo")
+	hs := newSwappable(t, streamable(s, nil))
+	t.Cleanup(func() { closeSessions(s) })
+	c := connect(t, nil, mcp.Server{Name: "web", URL: hs.srv.URL})
+	res, _ := run(t, c,
+		agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"1"}`)),
+		agentkittest.Func(func(openai.ChatCompletionRequest) agentkittest.Reply {
+			hs.srv.CloseClientConnections()
+			hs.srv.Listener.Close()
+			return agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"2"}`))
+		}),
+		agentkittest.Text("done"))
+	got := calls(res)
+	if got[0] != "echo: echo: 1" {
+		t.Errorf("first call: %q", got[0])
+	}
+	wantContains(t, "second call", got[1], `mcp: server "web": connecting`, "connection refused", "the session was lost; one reconnection was tried")
+}

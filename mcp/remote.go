@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,9 +31,7 @@ type remote struct {
 	c   *Client
 	srv Server
 	sdk *sdkmcp.Client
-	log interface {
-		Warn(msg string, args ...any)
-	}
+	log *slog.Logger
 
 	stale    atomic.Bool // a notifications/tools/list_changed came since the last list
 	progress sync.Map    // progress token (string) → the context of the call it belongs to
@@ -132,7 +132,7 @@ func (r *remote) connectLocked(ctx context.Context) error {
 	defer cancelTimeout()
 	s, err := r.dial(ctx)
 	if err != nil {
-		return r.connectError(ctx, "connecting", err)
+		return &unreachableError{r.connectError(ctx, "connecting", err)}
 	}
 	r.sess = s
 	if err := r.listLocked(ctx); err != nil {
@@ -142,6 +142,12 @@ func (r *remote) connectLocked(ctx context.Context) error {
 	}
 	return nil
 }
+
+// unreachableError is the error of a connection that could not be opened (as opposed to a
+// server that answered with tools the client refuses).
+type unreachableError struct{ error }
+
+func (e *unreachableError) Unwrap() error { return e.error }
 
 func (r *remote) connectError(ctx context.Context, doing string, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -204,15 +210,18 @@ func (r *remote) listLocked(ctx context.Context) error {
 	var list []*sdkmcp.Tool
 	for t, err := range r.sess.cs.Tools(ctx, nil) {
 		if err != nil {
+			r.stale.Store(true) // list again next time
 			return r.connectError(ctx, "listing the tools", err)
 		}
 		list = append(list, t)
 		if len(list) > r.srv.MaxTools {
+			r.stale.Store(true)
 			return fmt.Errorf("mcp: server %q advertises more than %d tools (its MaxTools): give it a higher MaxTools, or use a server with fewer tools", r.srv.Name, r.srv.MaxTools)
 		}
 	}
 	tools, err := r.build(list)
 	if err != nil {
+		r.stale.Store(true)
 		return err
 	}
 	r.tools = tools
@@ -257,7 +266,7 @@ func (r *remote) build(list []*sdkmcp.Tool) ([]*tool.Tool, error) {
 // server gave none (tool.Raw refuses an empty one), its title or a sentence naming it.
 func description(server string, t *sdkmcp.Tool) string {
 	switch {
-	case t.Description != "" && !blank(t.Description):
+	case strings.TrimSpace(t.Description) != "":
 		return t.Description
 	case t.Title != "":
 		return t.Title
@@ -265,15 +274,6 @@ func description(server string, t *sdkmcp.Tool) string {
 		return t.Annotations.Title
 	}
 	return fmt.Sprintf("Tool %s of the MCP server %s.", t.Name, server)
-}
-
-func blank(s string) bool {
-	for _, r := range s {
-		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
-			return false
-		}
-	}
-	return true
 }
 
 // annotations maps MCP's tool annotations to toolcall's, with the same meanings and
@@ -307,7 +307,8 @@ func (r *remote) cached() []*tool.Tool {
 }
 
 // refresh lists the tools again when the server announced a change, and reconnects first
-// when the session ended.
+// when the session ended. A server that cannot be reached keeps its last tools: the run
+// goes on, and each call of them tries one reconnection and, failing, says why.
 func (r *remote) refresh(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -315,10 +316,13 @@ func (r *remote) refresh(ctx context.Context) error {
 	case r.closed:
 		return errClosed
 	case r.sess == nil || r.sess.ended():
-		if err := r.connectLocked(ctx); err != nil {
-			return fmt.Errorf("%w (the session had ended; one reconnection was tried)", err)
+		err := r.connectLocked(ctx)
+		var down *unreachableError
+		if errors.As(err, &down) {
+			r.log.Warn("mcp: the server cannot be reached; its tools stay offered, their calls will fail", "error", err)
+			return nil
 		}
-		return nil
+		return err
 	case r.stale.Load():
 		ctx, cancel := context.WithTimeout(ctx, r.srv.ConnectTimeout)
 		defer cancel()
@@ -345,7 +349,7 @@ func (r *remote) live(ctx context.Context, old *session) (*session, error) {
 }
 
 // close ends the session for good.
-func (r *remote) close() error {
+func (r *remote) close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
@@ -353,5 +357,4 @@ func (r *remote) close() error {
 		r.c.closeSession(r.sess)
 		r.sess = nil
 	}
-	return nil
 }

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -130,6 +129,7 @@ type ToolError struct {
 	Result *Result
 }
 
+// Error returns the server's content, as the model reads it.
 func (e *ToolError) Error() string {
 	if s := e.Result.ToolContent(); strings.TrimSpace(s) != "" {
 		return s
@@ -162,6 +162,3 @@ func Structured[T any](res tool.Result) (T, error) {
 	}
 	return zero, nil
 }
-
-// errClosed is returned by a Client after Close.
-var errClosed = errors.New("mcp: the client is closed")
