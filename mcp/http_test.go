@@ -84,7 +84,11 @@ func TestHTTPServerDown(t *testing.T) {
 	addEcho(s, "echo")
 	hs := newSwappable(t, streamable(s, nil))
 	t.Cleanup(func() { closeSessions(s) })
-	c := connect(t, nil, mcp.Server{Name: "web", URL: hs.srv.URL})
+	// Without keep-alive, so that the second call dials (and is refused) rather than being
+	// written on a connection the server closed, which would leave it unknown whether the
+	// server read it (it then fails as "may have run", never sent twice).
+	noKeepAlive := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	c := connect(t, nil, mcp.Server{Name: "web", URL: hs.srv.URL, HTTPClient: noKeepAlive})
 	res, _ := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"1"}`)),
 		agentkittest.Func(func(openai.ChatCompletionRequest) agentkittest.Reply {
