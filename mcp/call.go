@@ -23,7 +23,10 @@ func (r *remote) call(ctx context.Context, name string, outputSchema, args json.
 	for attempt := 0; ; attempt++ {
 		s, err := r.live(ctx, lost)
 		if err != nil {
-			return nil, r.callError(ctx, name, err)
+			if ctx.Err() != nil || errors.Is(err, errClosed) {
+				return nil, r.callError(ctx, name, err)
+			}
+			return nil, err // the call was not sent: the error says why
 		}
 		d := &delivery{}
 		res, err := r.send(withDelivery(ctx, d), s, name, args)

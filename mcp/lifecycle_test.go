@@ -107,7 +107,9 @@ func TestReconnectFails(t *testing.T) {
 	if res.Kind != tool.KindToolError {
 		t.Errorf("Kind %s", res.Kind)
 	}
-	wantContains(t, "content", res.Content, `mcp: server "gone": connecting: connection refused`, "one reconnection was tried")
+	if want := `error: tool echo failed: mcp: server "gone": connecting: connection refused (the session was lost; one reconnection was tried)`; res.Content != want {
+		t.Errorf("content %q, want %q", res.Content, want)
+	}
 	// The run goes on: Tools keeps offering the server's last tools.
 	tools, err := c.Tools(context.Background())
 	if err != nil || len(tools) != 1 || tools[0].Name() != "echo" {

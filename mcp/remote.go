@@ -120,11 +120,13 @@ func (r *remote) start(ctx context.Context) error {
 	return r.connectLocked(ctx)
 }
 
-// connectLocked replaces the session (if any) by a new one and lists its tools.
+// connectLocked replaces the session (if any) by a new one and lists its tools. The old
+// session is closed in the background: closing waits for its calls still in flight, which
+// end at their CallTimeout (or when the Client closes), and must not hold up the new one.
 func (r *remote) connectLocked(ctx context.Context) error {
-	if r.sess != nil {
-		r.c.closeSession(r.sess)
+	if old := r.sess; old != nil {
 		r.sess = nil
+		r.c.wg.Go(func() { r.c.closeSession(old) })
 	}
 	ctx, cancel := r.c.bound(ctx)
 	defer cancel()
