@@ -12,6 +12,7 @@ import (
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/mcp"
+	"github.com/toolcall/toolcall/tool"
 )
 
 // askingServer has a tool that asks the user (elicitation) and one that asks for an LLM
@@ -69,7 +70,8 @@ func TestCallbacks(t *testing.T) {
 	var asked []string
 	opts := &mcp.Options{
 		Elicit: func(ctx context.Context, server string, req *sdkmcp.ElicitRequest) (*sdkmcp.ElicitResult, error) {
-			asked = append(asked, server+": "+req.Params.Message)
+			call, _ := tool.CallFromContext(ctx) // multi round-trip: the call's own context
+			asked = append(asked, server+" for "+call.Name+": "+req.Params.Message)
 			return &sdkmcp.ElicitResult{Action: "accept", Content: map[string]any{"sure": true}}, nil
 		},
 		Sample: func(ctx context.Context, server string, req *sdkmcp.CreateMessageRequest) (*sdkmcp.CreateMessageResult, error) {
@@ -85,7 +87,7 @@ func TestCallbacks(t *testing.T) {
 	if diff := cmp.Diff([]string{"confirm: action accept, content map[sure:true]", "summarize: the model said: short"}, calls(res)); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"asker: Delete everything?", "asker: Summarize."}, asked); diff != "" {
+	if diff := cmp.Diff([]string{"asker for confirm: Delete everything?", "asker: Summarize."}, asked); diff != "" {
 		t.Errorf("asked (-want +got):\n%s", diff)
 	}
 }

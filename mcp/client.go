@@ -82,11 +82,14 @@ type Options struct {
 	// req.Params.Message and a form, and returns what the user chose. Nil declines every
 	// request. The client always advertises elicitation, so that a server that asks for
 	// confirmation before acting (when the client supports it) is declined rather than
-	// taken as having no one to ask.
+	// taken as having no one to ask. On the protocol of 2026-07-28 (multi round-trip
+	// requests) ctx is the tool call's (tool.CallFromContext names it); on earlier ones,
+	// where the server sends a request of its own, it is that request's. Close cancels it.
 	Elicit func(ctx context.Context, server string, req *sdkmcp.ElicitRequest) (*sdkmcp.ElicitResult, error)
 	// Sample answers a server's request for an LLM completion (sampling/createMessage),
 	// with the Name of the Server asking. Nil refuses every request, and the client then
-	// does not advertise sampling, so that servers offer only what works without it.
+	// does not advertise sampling, so that servers offer only what works without it. ctx
+	// is as for Elicit.
 	Sample func(ctx context.Context, server string, req *sdkmcp.CreateMessageRequest) (*sdkmcp.CreateMessageResult, error)
 	// Sequential reports which tools' calls must run one at a time (tool.Options.Sequential),
 	// from the Name of their Server and their annotations. Nil makes sequential every tool

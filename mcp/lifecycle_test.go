@@ -159,7 +159,9 @@ func TestKilledMidCall(t *testing.T) {
 }
 
 // TestCallTimeout: a server that never answers costs the call its CallTimeout, as a
-// tool.KindTimeout result the model reads; the run goes on and the session stays usable.
+// tool.KindTimeout result the model reads; another server's call of the same turn, slower
+// than that but within its own CallTimeout, succeeds; the run goes on and the session stays
+// usable.
 func TestCallTimeout(t *testing.T) {
 	s := newServer()
 	addEcho(s, "echo")
@@ -168,10 +170,18 @@ func TestCallTimeout(t *testing.T) {
 			<-ctx.Done() // canceled by the client's notifications/cancelled
 			return nil, ctx.Err()
 		})
-	c := connect(t, nil, mcp.Server{Name: "slow", Transport: newInProcess(t, s), CallTimeout: 100 * time.Millisecond})
+	patient := newServer()
+	addRaw(patient, &sdkmcp.Tool{Name: "nap", Description: "Answers after 300ms."},
+		func(ctx context.Context, req *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
+			time.Sleep(300 * time.Millisecond)
+			return text("rested"), nil
+		})
+	c := connect(t, nil,
+		mcp.Server{Name: "slow", Transport: newInProcess(t, s), CallTimeout: 100 * time.Millisecond},
+		mcp.Server{Name: "patient", Transport: newInProcess(t, patient)})
 	start := time.Now()
 	res, _ := run(t, c,
-		agentkittest.ToolCalls(agentkittest.Call("hang", `{}`)),
+		agentkittest.ToolCalls(agentkittest.Call("hang", `{}`), agentkittest.Call("nap", `{}`)),
 		agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"still here"}`)),
 		agentkittest.Text("done"))
 	rs := results(res)
@@ -179,8 +189,11 @@ func TestCallTimeout(t *testing.T) {
 		t.Errorf("Kind %s, want %s", rs[0].Kind, tool.KindTimeout)
 	}
 	wantContains(t, "content", rs[0].Content, `server "slow" did not answer the call of hang within 100ms`)
-	if rs[1].Content != "echo: still here" {
-		t.Errorf("the next call: %q", rs[1].Content)
+	if rs[1].Content != "rested" {
+		t.Errorf("the other server's call, bounded by its own CallTimeout: %s %q", rs[1].Kind, rs[1].Content)
+	}
+	if rs[2].Content != "echo: still here" {
+		t.Errorf("the next call: %q", rs[2].Content)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the run took %s", d)
@@ -216,4 +229,34 @@ func (muteTransport) Connect(ctx context.Context) (sdkmcp.Connection, error) {
 		}
 	}()
 	return (&sdkmcp.IOTransport{Reader: c1, Writer: c1}).Connect(ctx)
+}
+
+// TestCloseDuringCall: Close cancels a call in flight rather than waiting for its
+// CallTimeout; the call says the client closed.
+func TestCloseDuringCall(t *testing.T) {
+	s := newServer()
+	started := make(chan struct{})
+	addRaw(s, &sdkmcp.Tool{Name: "hang", Description: "Never answers."},
+		func(ctx context.Context, req *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	c, err := mcp.Connect(context.Background(), []mcp.Server{{Name: "s", Transport: newInProcess(t, s)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hang := toolNamed(t, c, "hang")
+	done := make(chan tool.Result)
+	go func() { done <- hang.Handle(context.Background(), tool.Call{Name: "hang", Arguments: `{}`}) }()
+	<-started
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %s", d)
+	}
+	wantContains(t, "the call", res.Content, `mcp: server "s": the client was closed during the call of hang`)
 }
