@@ -2,10 +2,12 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,4 +104,32 @@ func TestHTTPServerDown(t *testing.T) {
 		t.Errorf("first call: %q", got[0])
 	}
 	wantContains(t, "second call", got[1], `mcp: server "web": connecting`, "connection refused", "the session was lost; one reconnection was tried")
+}
+
+// TestHTTPConnectionCutMidCall: the connection carrying a call is cut while the tool runs;
+// the call, which reached the server, is never sent again.
+func TestHTTPConnectionCutMidCall(t *testing.T) {
+	s := newServer()
+	var ran atomic.Int32
+	var hs *swappable
+	release := make(chan struct{})
+	addRaw(s, &sdkmcp.Tool{Name: "cut", Description: "Cuts its own connection."},
+		func(ctx context.Context, req *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
+			ran.Add(1)
+			hs.srv.CloseClientConnections()
+			select { // the server does not cancel a call whose connection is cut
+			case <-ctx.Done():
+			case <-release:
+			}
+			return nil, errors.New("cut")
+		})
+	hs = newSwappable(t, streamable(s, nil))
+	t.Cleanup(func() { closeSessions(s) })
+	c := connect(t, nil, mcp.Server{Name: "web", URL: hs.srv.URL, CallTimeout: 2 * time.Second})
+	t.Cleanup(func() { close(release) }) // first: the server's handler returns, then the DELETE of Close is answered
+	res, _ := run(t, c, agentkittest.ToolCalls(agentkittest.Call("cut", `{}`)), agentkittest.Text("done"))
+	wantContains(t, "the cut call", calls(res)[0], `mcp: server "web": the call of cut failed, and may have run`)
+	if !results(res)[0].Failed() || ran.Load() != 1 {
+		t.Errorf("the cut call: %s %q, ran %d times; want a failure, once", results(res)[0].Kind, results(res)[0].Content, ran.Load())
+	}
 }
