@@ -3,12 +3,15 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/mcp"
 	"github.com/toolcall/toolcall/tool"
@@ -181,5 +184,35 @@ func TestCloseIdempotent(t *testing.T) {
 	res := echo.Handle(context.Background(), tool.Call{Name: "echo", Arguments: `{"message":"x"}`})
 	if res.Kind != tool.KindToolError || !strings.Contains(res.Content, "closed") {
 		t.Errorf("call after Close: %s %q", res.Kind, res.Content)
+	}
+}
+
+// TestConcurrentRuns: one Client serves concurrent runs (run with -race); each run's
+// calls get their own answers.
+func TestConcurrentRuns(t *testing.T) {
+	s := newServer()
+	addEcho(s, "echo")
+	c := connect(t, nil, mcp.Server{Name: "shared", Transport: newInProcess(t, s)})
+	const runs = 8
+	got := make([]string, runs)
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Go(func() {
+			model := agentkittest.New(t,
+				agentkittest.ToolCalls(agentkittest.Call("echo", fmt.Sprintf(`{"message":"%d"}`, i))),
+				agentkittest.Text("done"))
+			res, err := agentkit.New(model, &agentkit.Options{Toolsets: []agentkit.Toolset{c}}).Run(context.Background(), "go")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got[i] = res.Steps[0].Calls[0].Result.Content
+		})
+	}
+	wg.Wait()
+	for i, g := range got {
+		if want := fmt.Sprintf("echo: %d", i); g != want {
+			t.Errorf("run %d read %q, want %q", i, g, want)
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -131,5 +133,37 @@ func TestHTTPConnectionCutMidCall(t *testing.T) {
 	wantContains(t, "the cut call", calls(res)[0], `mcp: server "web": the call of cut failed, and may have run`)
 	if !results(res)[0].Failed() || ran.Load() != 1 {
 		t.Errorf("the cut call: %s %q, ran %d times; want a failure, once", results(res)[0].Kind, results(res)[0].Content, ran.Load())
+	}
+}
+
+// TestHTTPSessionLostTwice: a server that forgets every session at its first call (404 to
+// each tools/call) gets one reconnection, then the call fails clearly; the tool never ran.
+func TestHTTPSessionLostTwice(t *testing.T) {
+	s := newServer()
+	var ran atomic.Int32
+	sdkmcp.AddTool(s, &sdkmcp.Tool{Name: "echo", Description: "Echoes."},
+		func(ctx context.Context, req *sdkmcp.CallToolRequest, in echoIn) (*sdkmcp.CallToolResult, any, error) {
+			ran.Add(1)
+			return text(in.Message), nil, nil
+		})
+	inner := streamable(s, nil)
+	forgetful := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"method":"tools/call"`)) {
+				http.Error(w, "session not found", http.StatusNotFound)
+				return
+			}
+		}
+		inner.ServeHTTP(w, r)
+	})
+	hs := newSwappable(t, forgetful)
+	t.Cleanup(func() { closeSessions(s) })
+	c := connect(t, nil, mcp.Server{Name: "web", URL: hs.srv.URL})
+	res := callDirect(t, c, "echo", `{"message":"x"}`)
+	wantContains(t, "the call", res.Content, `mcp: server "web": the call of echo did not reach the server, before and after a reconnection`)
+	if ran.Load() != 0 {
+		t.Errorf("the tool ran %d times", ran.Load())
 	}
 }
