@@ -35,12 +35,12 @@ func TestBoundedLists(t *testing.T) {
 			for i := range 1000 {
 				addRaw(s, &sdkmcp.Tool{Name: fmt.Sprintf("t%04d", i), Description: "A tool."}, ok)
 			}
-		}, 0, []string{`server "many" advertises more than 128 tools (its MaxTools)`}},
+		}, 0, []string{`server "many" advertises `, `1000 tools, over its MaxTools of 128`}},
 		{"over a MaxTools of 3", func(s *sdkmcp.Server) {
 			for i := range 4 {
 				addRaw(s, &sdkmcp.Tool{Name: fmt.Sprintf("t%d", i), Description: "A tool."}, ok)
 			}
-		}, 3, []string{`server "many" advertises more than 3 tools`}},
+		}, 3, []string{`server "many" advertises 4 tools, over its MaxTools of 3`}},
 		{"a 10 MB schema", func(s *sdkmcp.Server) {
 			desc, _ := json.Marshal(strings.Repeat("x", 10<<20))
 			addRaw(s, &sdkmcp.Tool{Name: "huge", Description: "Huge.", InputSchema: json.RawMessage(`{"type":"object","description":` + string(desc) + `}`)}, ok)
@@ -87,7 +87,7 @@ func TestRefreshOverMaxTools(t *testing.T) {
 	if err == nil {
 		t.Fatal("Tools: no error")
 	}
-	wantContains(t, "error", err.Error(), `server "grows" advertises more than 1 tools`)
+	wantContains(t, "error", err.Error(), `server "grows" advertises 2 tools, over its MaxTools of 1`)
 }
 
 // TestGarbage: a subprocess printing something other than JSON-RPC on stdout fails Connect

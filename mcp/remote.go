@@ -210,16 +210,26 @@ func (c *Client) closeSession(s *session) {
 func (r *remote) listLocked(ctx context.Context) error {
 	r.stale.Store(false) // before listing: a change announced during the list is seen next time
 	var list []*sdkmcp.Tool
-	for t, err := range r.sess.cs.Tools(ctx, nil) {
+	params := &sdkmcp.ListToolsParams{}
+	for { // page by page, stopping at the first page past MaxTools: a list is bounded
+		page, err := r.sess.cs.ListTools(ctx, params)
 		if err != nil {
 			r.stale.Store(true) // list again next time
 			return r.connectError(ctx, "listing the tools", err)
 		}
-		list = append(list, t)
+		list = append(list, page.Tools...)
 		if len(list) > r.srv.MaxTools {
 			r.stale.Store(true)
-			return fmt.Errorf("mcp: server %q advertises more than %d tools (its MaxTools): give it a higher MaxTools, or use a server with fewer tools", r.srv.Name, r.srv.MaxTools)
+			more := ""
+			if page.NextCursor != "" {
+				more = "at least "
+			}
+			return fmt.Errorf("mcp: server %q advertises %s%d tools, over its MaxTools of %d: give it a higher MaxTools, or use a server with fewer tools", r.srv.Name, more, len(list), r.srv.MaxTools)
 		}
+		if page.NextCursor == "" {
+			break
+		}
+		params = &sdkmcp.ListToolsParams{Cursor: page.NextCursor}
 	}
 	tools, err := r.build(list)
 	if err != nil {
