@@ -104,6 +104,27 @@ func TestGarbage(t *testing.T) {
 	}
 }
 
+// TestGarbageMidSession: a server that prints a stray line on stdout in the middle of a
+// call breaks its session: that call fails at once (no hang until its timeout), the run
+// goes on, and the next call starts a new process.
+func TestGarbageMidSession(t *testing.T) {
+	c := connect(t, nil, subprocess("noisy", "stdio"))
+	pid := pidOf(t, c, "pid")
+	start := time.Now()
+	res, _ := run(t, c,
+		agentkittest.ToolCalls(agentkittest.Call("spew", `{}`)),
+		agentkittest.ToolCalls(agentkittest.Call("pid", `{}`)),
+		agentkittest.Text("done"))
+	rs := results(res)
+	wantContains(t, "the spew call", rs[0].Content, `mcp: server "noisy": the call of spew failed, and may have run`, "invalid character")
+	if rs[1].Failed() || rs[1].Content == strconv.Itoa(pid) {
+		t.Errorf("the next call ran on %q (%s), want a new process", rs[1].Content, rs[1].Kind)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the run took %s", d)
+	}
+}
+
 // TestSubprocessKilledMidCall: the server process is killed (SIGKILL) while a call waits on
 // it; the call gets an error result, and the next call starts a new process.
 func TestSubprocessKilledMidCall(t *testing.T) {

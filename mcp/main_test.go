@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 }
 
 // subprocess returns a Server that runs this test binary as an MCP server in mode:
-// "stdio" (tools echo, pid, hang), "spawn" (the same, after starting a grandchild that
+// "stdio" (tools echo, pid, hang, spew), "spawn" (the same, after starting a grandchild that
 // sleeps; its pid is the tool grandchild's answer), "garbage" (prints a line that is not
 // JSON-RPC, then waits for stdin to close).
 func subprocess(name, mode string) mcp.Server {
@@ -56,6 +56,12 @@ func serve(mode string) int {
 		})
 	addRaw(s, &sdkmcp.Tool{Name: "hang", Description: "Never answers."},
 		func(ctx context.Context, _ *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	addRaw(s, &sdkmcp.Tool{Name: "spew", Description: "Prints garbage on stdout, then hangs."},
+		func(ctx context.Context, _ *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
+			fmt.Println("oops: a stray log line on stdout")
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})
