@@ -77,7 +77,9 @@ func encodeTree(tree map[string]any) []byte {
 // Handle runs one call of this tool: it turns the arguments into the value the tool runs
 // with ([Tool.Arguments]), runs the function with a context carrying the call
 // ([CallFromContext]), and turns every outcome into a Result. It never panics: a panic in the
-// function becomes a KindPanic result naming the tool.
+// function becomes a KindPanic result naming the tool. An error that wraps
+// context.DeadlineExceeded is a KindTimeout result even when ctx is still live: the
+// function ran out of a deadline of its own (an MCP server's call timeout, say).
 //
 // Handle ignores call.Name: the caller has already routed the call to this tool.
 func (t *Tool) Handle(ctx context.Context, call Call) (res Result) {
@@ -110,6 +112,9 @@ func (t *Tool) Handle(ctx context.Context, call Call) (res Result) {
 		}
 		if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 			return contextResult(t.name, err, repair)
+		}
+		if errors.Is(err, context.DeadlineExceeded) { // the tool's own deadline, not the call's
+			return Result{Kind: KindTimeout, Err: err, Content: "error: tool " + t.name + " timed out: " + err.Error(), Repair: repair}
 		}
 		return Result{Kind: KindToolError, Err: err, Content: "error: tool " + t.name + " failed: " + err.Error(), Repair: repair}
 	}

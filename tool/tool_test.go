@@ -107,6 +107,13 @@ func TestHandleOutcomes(t *testing.T) {
 				return context.WithTimeout(context.Background(), time.Millisecond)
 			},
 			wantKind: tool.KindTimeout, wantContent: "timed out"},
+		{name: "the tool's own deadline is a timeout", fn: func(ctx context.Context, in weatherIn) (any, error) {
+			own, cancel := context.WithTimeout(ctx, time.Millisecond)
+			defer cancel()
+			<-own.Done()
+			return nil, fmt.Errorf("the server did not answer: %w", own.Err())
+		},
+			args: `{"city":"北京"}`, wantKind: tool.KindTimeout, wantContent: "get_weather timed out: the server did not answer"},
 		{name: "fatal kept", fn: func(ctx context.Context, in weatherIn) (any, error) { return nil, tool.Fatalf("quota exhausted") },
 			args: `{"city":"北京"}`, wantKind: tool.KindToolError, wantContent: "quota exhausted"},
 	}

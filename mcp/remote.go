@@ -1,0 +1,372 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/tool"
+)
+
+// terminateDuration is how long a subprocess may take to exit once its stdin is closed,
+// then once sent SIGTERM, before it is killed.
+const terminateDuration = 2 * time.Second
+
+// testHookListChanged, when set by a test, is called after a list_changed notification of
+// a server was recorded.
+var testHookListChanged func(server string)
+
+// remote is one server: its current session and its cached tools.
+type remote struct {
+	c   *Client
+	srv Server
+	sdk *sdkmcp.Client
+	log *slog.Logger
+
+	stale    atomic.Bool // a notifications/tools/list_changed came since the last list
+	progress sync.Map    // progress token (string) → the context of the call it belongs to
+
+	mu     sync.Mutex // guards the fields below; held while (re)connecting and listing
+	sess   *session
+	tools  []*tool.Tool
+	closed bool
+}
+
+// session is one connection to the server.
+type session struct {
+	cs   *sdkmcp.ClientSession
+	cmd  *exec.Cmd     // the subprocess of a Command server
+	done chan struct{} // closed when the session ended
+}
+
+func (s *session) ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func newRemote(c *Client, srv Server) *remote {
+	r := &remote{c: c, srv: srv}
+	logger := c.opts.Logger.With("mcp_server", srv.Name)
+	r.log = logger
+	opts := &sdkmcp.ClientOptions{
+		Logger: logger,
+		// No roots: the client has none to offer. Elicitation is always advertised (see
+		// Options.Elicit); sampling only with a callback.
+		Capabilities:       &sdkmcp.ClientCapabilities{},
+		ElicitationHandler: r.elicit,
+		ToolListChangedHandler: func(context.Context, *sdkmcp.ToolListChangedRequest) {
+			r.stale.Store(true)
+			if testHookListChanged != nil {
+				testHookListChanged(srv.Name)
+			}
+		},
+		ProgressNotificationHandler: r.onProgress,
+	}
+	if c.opts.Sample != nil {
+		opts.CreateMessageHandler = r.sample
+	}
+	r.sdk = sdkmcp.NewClient(&sdkmcp.Implementation{Name: "toolcall", Version: "v0"}, opts)
+	return r
+}
+
+func (r *remote) elicit(ctx context.Context, req *sdkmcp.ElicitRequest) (*sdkmcp.ElicitResult, error) {
+	if r.c.opts.Elicit == nil {
+		return &sdkmcp.ElicitResult{Action: "decline"}, nil
+	}
+	ctx, stop := r.c.bound(ctx)
+	defer stop()
+	return r.c.opts.Elicit(ctx, r.srv.Name, req)
+}
+
+func (r *remote) sample(ctx context.Context, req *sdkmcp.CreateMessageRequest) (*sdkmcp.CreateMessageResult, error) {
+	ctx, stop := r.c.bound(ctx)
+	defer stop()
+	return r.c.opts.Sample(ctx, r.srv.Name, req)
+}
+
+// bound returns ctx, canceled also when the Client closes.
+func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(c.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func (r *remote) onProgress(_ context.Context, req *sdkmcp.ProgressNotificationClientRequest) {
+	token, _ := req.Params.ProgressToken.(string)
+	if v, ok := r.progress.Load(token); ok {
+		p := req.Params
+		agentkit.ReportProgress(v.(context.Context), agentkit.Progress{Done: p.Progress, Total: p.Total, Message: p.Message})
+	}
+}
+
+// start opens the first session and lists the tools.
+func (r *remote) start(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.connectLocked(ctx)
+}
+
+// connectLocked replaces the session (if any) by a new one and lists its tools. The old
+// session is closed in the background: closing waits for its calls still in flight, which
+// end at their CallTimeout (or when the Client closes), and must not hold up the new one.
+func (r *remote) connectLocked(ctx context.Context) error {
+	if old := r.sess; old != nil {
+		r.sess = nil
+		r.c.wg.Go(func() { r.c.closeSession(old) })
+	}
+	ctx, cancel := r.c.bound(ctx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, r.srv.ConnectTimeout)
+	defer cancelTimeout()
+	s, err := r.dial(ctx)
+	if err != nil {
+		return &unreachableError{r.connectError(ctx, "connecting", err)}
+	}
+	r.sess = s
+	if err := r.listLocked(ctx); err != nil {
+		r.c.closeSession(s)
+		r.sess = nil
+		return err
+	}
+	return nil
+}
+
+// unreachableError is the error of a connection that could not be opened (as opposed to a
+// server that answered with tools the client refuses).
+type unreachableError struct{ error }
+
+func (e *unreachableError) Unwrap() error { return e.error }
+
+func (r *remote) connectError(ctx context.Context, doing string, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("mcp: server %q: %s took longer than its ConnectTimeout (%s): %w", r.srv.Name, doing, r.srv.ConnectTimeout, err)
+	}
+	return fmt.Errorf("mcp: server %q: %s: %w", r.srv.Name, doing, err)
+}
+
+// dial opens a session.
+func (r *remote) dial(ctx context.Context) (*session, error) {
+	s := &session{done: make(chan struct{})}
+	var t sdkmcp.Transport
+	switch {
+	case r.srv.Command != "":
+		s.cmd = exec.Command(r.srv.Command, r.srv.Args...)
+		s.cmd.Env, s.cmd.Dir = r.srv.Env, r.srv.Dir
+		setProcessGroup(s.cmd)
+		t = trackedTransport{&sdkmcp.CommandTransport{Command: s.cmd, TerminateDuration: terminateDuration}}
+	case r.srv.URL != "":
+		t = &sdkmcp.StreamableClientTransport{Endpoint: r.srv.URL, HTTPClient: trackedHTTPClient(r.srv.HTTPClient)}
+	default:
+		t = track(r.srv.Transport)
+	}
+	cs, err := r.sdk.Connect(ctx, t, nil)
+	if err != nil {
+		killGroup(s.cmd)
+		return nil, err
+	}
+	s.cs = cs
+	r.c.wg.Go(func() {
+		_ = cs.Wait()
+		close(s.done)
+	})
+	return s, nil
+}
+
+// track returns t with its deliveries tracked (see delivery). The go-sdk's HTTP transports
+// must not be wrapped; a streamable one is copied with a tracked HTTP client.
+func track(t sdkmcp.Transport) sdkmcp.Transport {
+	switch t := t.(type) {
+	case *sdkmcp.StreamableClientTransport:
+		cp := *t
+		cp.HTTPClient = trackedHTTPClient(t.HTTPClient)
+		return &cp
+	case *sdkmcp.SSEClientTransport:
+		return t // untracked: every call counts as delivered
+	}
+	return trackedTransport{t}
+}
+
+// closeSession closes s and kills what is left of its subprocess.
+func (c *Client) closeSession(s *session) {
+	_ = s.cs.Close()
+	killGroup(s.cmd)
+}
+
+// listLocked lists the server's tools and rebuilds the cached ones.
+func (r *remote) listLocked(ctx context.Context) error {
+	r.stale.Store(false) // before listing: a change announced during the list is seen next time
+	var list []*sdkmcp.Tool
+	params := &sdkmcp.ListToolsParams{}
+	for { // page by page, stopping at the first page past MaxTools: a list is bounded
+		page, err := r.sess.cs.ListTools(ctx, params)
+		if err != nil {
+			r.stale.Store(true) // list again next time
+			return r.connectError(ctx, "listing the tools", err)
+		}
+		list = append(list, page.Tools...)
+		if len(list) > r.srv.MaxTools {
+			r.stale.Store(true)
+			more := ""
+			if page.NextCursor != "" {
+				more = "at least "
+			}
+			return fmt.Errorf("mcp: server %q advertises %s%d tools, over its MaxTools of %d: give it a higher MaxTools, or use a server with fewer tools", r.srv.Name, more, len(list), r.srv.MaxTools)
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		params = &sdkmcp.ListToolsParams{Cursor: page.NextCursor}
+	}
+	tools, err := r.build(list)
+	if err != nil {
+		r.stale.Store(true)
+		return err
+	}
+	r.tools = tools
+	return nil
+}
+
+// build makes a *tool.Tool of each MCP tool.
+func (r *remote) build(list []*sdkmcp.Tool) ([]*tool.Tool, error) {
+	tools := make([]*tool.Tool, 0, len(list))
+	seen := map[string]bool{}
+	for _, mt := range list {
+		name := r.srv.Prefix + mt.Name
+		if seen[name] {
+			return nil, fmt.Errorf("mcp: server %q lists the tool %q twice", r.srv.Name, mt.Name)
+		}
+		seen[name] = true
+		schema, err := json.Marshal(mt.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: server %q: tool %q: the input schema: %w", r.srv.Name, mt.Name, err)
+		}
+		var out json.RawMessage
+		if mt.OutputSchema != nil {
+			if out, err = json.Marshal(mt.OutputSchema); err != nil {
+				return nil, fmt.Errorf("mcp: server %q: tool %q: the output schema: %w", r.srv.Name, mt.Name, err)
+			}
+		}
+		a := annotations(mt)
+		fn := func(ctx context.Context, args json.RawMessage) (*Result, error) {
+			return r.call(ctx, mt.Name, out, args)
+		}
+		t, err := tool.Raw(name, description(r.srv.Name, mt), schema, fn,
+			tool.Options{Annotations: a, Sequential: r.c.opts.Sequential(r.srv.Name, a)})
+		if err != nil {
+			return nil, fmt.Errorf("mcp: server %q: %w", r.srv.Name, err)
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// description is what the model reads of a tool: the server's description, or, when the
+// server gave none (tool.Raw refuses an empty one), its title or a sentence naming it.
+func description(server string, t *sdkmcp.Tool) string {
+	switch {
+	case strings.TrimSpace(t.Description) != "":
+		return t.Description
+	case t.Title != "":
+		return t.Title
+	case t.Annotations != nil && t.Annotations.Title != "":
+		return t.Annotations.Title
+	}
+	return fmt.Sprintf("Tool %s of the MCP server %s.", t.Name, server)
+}
+
+// annotations maps MCP's tool annotations to toolcall's, with the same meanings and
+// defaults; the title is the tool's, else its annotations'.
+func annotations(t *sdkmcp.Tool) tool.Annotations {
+	a := tool.Annotations{Title: t.Title}
+	h := t.Annotations
+	if h == nil {
+		return a
+	}
+	if a.Title == "" {
+		a.Title = h.Title
+	}
+	a.ReadOnly, a.Idempotent = h.ReadOnlyHint, h.IdempotentHint
+	if h.DestructiveHint != nil {
+		v := *h.DestructiveHint
+		a.Destructive = &v
+	}
+	if h.OpenWorldHint != nil {
+		v := *h.OpenWorldHint
+		a.OpenWorld = &v
+	}
+	return a
+}
+
+// cached returns the tools of the last list.
+func (r *remote) cached() []*tool.Tool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tools
+}
+
+// refresh lists the tools again when the server announced a change, and reconnects first
+// when the session ended. A server that cannot be reached keeps its last tools: the run
+// goes on, and each call of them tries one reconnection and, failing, says why.
+func (r *remote) refresh(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.closed:
+		return errClosed
+	case r.sess == nil || r.sess.ended():
+		err := r.connectLocked(ctx)
+		var down *unreachableError
+		if errors.As(err, &down) {
+			r.log.Warn("mcp: the server cannot be reached; its tools stay offered, their calls will fail", "error", err)
+			return nil
+		}
+		return err
+	case r.stale.Load():
+		ctx, cancel := context.WithTimeout(ctx, r.srv.ConnectTimeout)
+		defer cancel()
+		return r.listLocked(ctx)
+	}
+	return nil
+}
+
+// live returns the current session, reconnecting once when it ended (or when old, a
+// session found lost, is still the current one).
+func (r *remote) live(ctx context.Context, old *session) (*session, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errClosed
+	}
+	if r.sess != nil && r.sess != old && !r.sess.ended() {
+		return r.sess, nil
+	}
+	if err := r.connectLocked(ctx); err != nil {
+		return nil, fmt.Errorf("%w (the session was lost; one reconnection was tried)", err)
+	}
+	return r.sess, nil
+}
+
+// close ends the session for good.
+func (r *remote) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.sess != nil {
+		r.c.closeSession(r.sess)
+		r.sess = nil
+	}
+}
