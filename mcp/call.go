@@ -10,7 +10,7 @@ import (
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// call calls the server's tool name with args, within the Server's CallTimeout.
+// call calls the server's tool name with args, within the ServerConfig's CallTimeout.
 //
 // A call whose request certainly never reached the server (see delivery) — the session
 // had ended, or the server no longer knew it — is sent again once, after one reconnection.

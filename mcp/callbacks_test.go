@@ -54,7 +54,7 @@ func askingServer() *sdkmcp.Server {
 // TestCallbacksDeniedByDefault: without Options.Elicit an elicitation is declined; without
 // Options.Sample a sampling request is refused and the model reads the server's failure.
 func TestCallbacksDeniedByDefault(t *testing.T) {
-	c := connect(t, nil, mcp.Server{Name: "asker", Transport: newInProcess(t, askingServer())})
+	c := connect(t, nil, mcp.ServerConfig{Name: "asker", Transport: newInProcess(t, askingServer())})
 	res, _ := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("confirm", `{}`), agentkittest.Call("summarize", `{}`)),
 		agentkittest.Text("done"))
@@ -79,7 +79,7 @@ func TestCallbacks(t *testing.T) {
 			return &sdkmcp.CreateMessageResult{Model: "test", Role: "assistant", Content: &sdkmcp.TextContent{Text: "short"}}, nil
 		},
 	}
-	c := connect(t, opts, mcp.Server{Name: "asker", Transport: newInProcess(t, askingServer())})
+	c := connect(t, opts, mcp.ServerConfig{Name: "asker", Transport: newInProcess(t, askingServer())})
 	res, _ := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("confirm", `{}`)),
 		agentkittest.ToolCalls(agentkittest.Call("summarize", `{}`)),
@@ -110,7 +110,7 @@ func TestProgress(t *testing.T) {
 			}
 			return text("worked"), nil
 		})
-	mcpClient := connect(t, nil, mcp.Server{Name: "worker", Transport: newInProcess(t, s)})
+	mcpClient := connect(t, nil, mcp.ServerConfig{Name: "worker", Transport: newInProcess(t, s)})
 	res, _, events := runEvents(t, mcpClient, agentkittest.ToolCalls(agentkittest.Call("work", `{}`)), agentkittest.Text("done"))
 	if got := calls(res); got[0] != "work: worked" {
 		t.Fatalf("call: %q", got[0])

@@ -18,23 +18,23 @@ import (
 	"github.com/toolcall/toolcall/tool"
 )
 
-// The defaults of Server's zero fields.
+// The defaults of ServerConfig's zero fields.
 const (
-	// DefaultCallTimeout bounds a tool call when Server.CallTimeout is zero: long enough for
+	// DefaultCallTimeout bounds a tool call when ServerConfig.CallTimeout is zero: long enough for
 	// a tool that does real work (a build, a search, a page fetch), short enough that a
 	// server that never answers costs the run one minute, not its whole deadline.
 	DefaultCallTimeout = 60 * time.Second
 	// DefaultConnectTimeout bounds starting a server, its initialization and its first tool
-	// list when Server.ConnectTimeout is zero: npx may have to fetch a package first.
+	// list when ServerConfig.ConnectTimeout is zero: npx may have to fetch a package first.
 	DefaultConnectTimeout = 30 * time.Second
-	// DefaultMaxTools bounds the tools a server may advertise when Server.MaxTools is zero:
+	// DefaultMaxTools bounds the tools a server may advertise when ServerConfig.MaxTools is zero:
 	// 128 is the most tools OpenAI accepts in one request.
 	DefaultMaxTools = 128
 )
 
-// Server says how to reach one MCP server. Exactly one of Command, URL and Transport is set.
+// ServerConfig says how to reach one MCP server. Exactly one of Command, URL and Transport is set.
 // The zero values of the other fields give the documented defaults.
-type Server struct {
+type ServerConfig struct {
 	// Name names the server in errors, logs and the Options callbacks. It is required,
 	// matches ^[a-zA-Z0-9_-]{1,64}$, and is unique among a Client's servers.
 	Name string
@@ -78,7 +78,7 @@ type Server struct {
 // each field.
 type Options struct {
 	// Elicit answers a server's request for information from the user
-	// (elicitation/create), with the Name of the Server asking: an application shows
+	// (elicitation/create), with the Name of the ServerConfig asking: an application shows
 	// req.Params.Message and a form, and returns what the user chose. Nil declines every
 	// request. The client always advertises elicitation, so that a server that asks for
 	// confirmation before acting (when the client supports it) is declined rather than
@@ -87,12 +87,12 @@ type Options struct {
 	// where the server sends a request of its own, it is that request's. Close cancels it.
 	Elicit func(ctx context.Context, server string, req *sdkmcp.ElicitRequest) (*sdkmcp.ElicitResult, error)
 	// Sample answers a server's request for an LLM completion (sampling/createMessage),
-	// with the Name of the Server asking. Nil refuses every request, and the client then
+	// with the Name of the ServerConfig asking. Nil refuses every request, and the client then
 	// does not advertise sampling, so that servers offer only what works without it. ctx
 	// is as for Elicit.
 	Sample func(ctx context.Context, server string, req *sdkmcp.CreateMessageRequest) (*sdkmcp.CreateMessageResult, error)
 	// Sequential reports which tools' calls must run one at a time (tool.Options.Sequential),
-	// from the Name of their Server and their annotations. Nil makes sequential every tool
+	// from the Name of their ServerConfig and their annotations. Nil makes sequential every tool
 	// not marked read-only: the calls of one turn to tools that change the world run in the
 	// order the model emitted them.
 	Sequential func(server string, a tool.Annotations) bool
@@ -122,11 +122,11 @@ var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // Connect connects to every server (in parallel), initializes each session and lists each
 // server's tools. On any failure it closes what it opened and returns an error naming the
-// server: a bad Server, a server that cannot be started or reached, a failed handshake, a
-// server answering something other than JSON-RPC, too many tools (Server.MaxTools), a tool
+// server: a bad ServerConfig, a server that cannot be started or reached, a failed handshake, a
+// server answering something other than JSON-RPC, too many tools (ServerConfig.MaxTools), a tool
 // tool.Raw refuses (a bad or oversized schema, a bad name), two servers with a tool of the
 // same name. opts may be nil.
-func Connect(ctx context.Context, servers []Server, opts *Options) (*Client, error) {
+func Connect(ctx context.Context, servers []ServerConfig, opts *Options) (*Client, error) {
 	c := &Client{}
 	if opts != nil {
 		c.opts = *opts
@@ -162,7 +162,7 @@ func Connect(ctx context.Context, servers []Server, opts *Options) (*Client, err
 }
 
 // checkServers checks what Connect can check without connecting.
-func checkServers(servers []Server) error {
+func checkServers(servers []ServerConfig) error {
 	seen := map[string]bool{}
 	for i, s := range servers {
 		if !namePattern.MatchString(s.Name) {
@@ -188,7 +188,7 @@ func checkServers(servers []Server) error {
 	return nil
 }
 
-func withDefaults(s Server) Server {
+func withDefaults(s ServerConfig) ServerConfig {
 	if s.CallTimeout == 0 {
 		s.CallTimeout = DefaultCallTimeout
 	}

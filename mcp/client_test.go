@@ -22,7 +22,7 @@ import (
 func TestInProcessRun(t *testing.T) {
 	s := newServer()
 	addEcho(s, "echo")
-	c := connect(t, nil, mcp.Server{Name: "local", Transport: newInProcess(t, s)})
+	c := connect(t, nil, mcp.ServerConfig{Name: "local", Transport: newInProcess(t, s)})
 	res, model := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"hi"}`), agentkittest.Call("echo", `{"message":7}`)),
 		agentkittest.Text("done"))
@@ -60,7 +60,7 @@ func TestAnnotations(t *testing.T) {
 		Annotations: &sdkmcp.ToolAnnotations{DestructiveHint: &no, IdempotentHint: true, OpenWorldHint: &yes, Title: "Writer"}}, h)
 	addRaw(s, &sdkmcp.Tool{Name: "titled", Title: "A titled tool"}, h)
 	addRaw(s, &sdkmcp.Tool{Name: "bare"}, h)
-	c := connect(t, nil, mcp.Server{Name: "hints", Transport: newInProcess(t, s)})
+	c := connect(t, nil, mcp.ServerConfig{Name: "hints", Transport: newInProcess(t, s)})
 	type got struct {
 		Description string
 		Annotations tool.Annotations
@@ -95,7 +95,7 @@ func TestSequentialOption(t *testing.T) {
 	c := connect(t, &mcp.Options{Sequential: func(server string, a tool.Annotations) bool {
 		asked = append(asked, server)
 		return true
-	}}, mcp.Server{Name: "seq", Transport: newInProcess(t, s)})
+	}}, mcp.ServerConfig{Name: "seq", Transport: newInProcess(t, s)})
 	if !toolNamed(t, c, "echo").Sequential() || strings.Join(asked, ",") != "seq" {
 		t.Errorf("Sequential %v, asked for %v", toolNamed(t, c, "echo").Sequential(), asked)
 	}
@@ -107,7 +107,7 @@ func TestPrefixAndCollisions(t *testing.T) {
 	a, b := newServer(), newServer()
 	addEcho(a, "echo")
 	addEcho(b, "echo")
-	_, err := mcp.Connect(context.Background(), []mcp.Server{
+	_, err := mcp.Connect(context.Background(), []mcp.ServerConfig{
 		{Name: "alpha", Transport: newInProcess(t, a)},
 		{Name: "beta", Transport: newInProcess(t, b)},
 	}, nil)
@@ -117,8 +117,8 @@ func TestPrefixAndCollisions(t *testing.T) {
 	wantContains(t, "error", err.Error(), `"alpha"`, `"beta"`, `"echo"`, "Prefix")
 
 	c := connect(t, nil,
-		mcp.Server{Name: "alpha", Transport: newInProcess(t, a)},
-		mcp.Server{Name: "beta", Transport: newInProcess(t, b), Prefix: "b_"})
+		mcp.ServerConfig{Name: "alpha", Transport: newInProcess(t, a)},
+		mcp.ServerConfig{Name: "beta", Transport: newInProcess(t, b), Prefix: "b_"})
 	res, _ := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"1"}`), agentkittest.Call("b_echo", `{"message":"2"}`)),
 		agentkittest.Text("done"))
@@ -132,20 +132,20 @@ func TestPrefixAndCollisions(t *testing.T) {
 
 // TestConnectRefusesBadServers: what Connect can check before connecting.
 func TestConnectRefusesBadServers(t *testing.T) {
-	ok := func() mcp.Server { return mcp.Server{Name: "s", Transport: newInProcess(t, newServer())} }
+	ok := func() mcp.ServerConfig { return mcp.ServerConfig{Name: "s", Transport: newInProcess(t, newServer())} }
 	tests := []struct {
 		name    string
-		servers []mcp.Server
+		servers []mcp.ServerConfig
 		want    string
 	}{
-		{"no name", []mcp.Server{{Command: "x"}}, `servers[0]: name ""`},
-		{"bad name", []mcp.Server{{Name: "a b", Command: "x"}}, `name "a b" must match`},
-		{"two names", []mcp.Server{ok(), ok()}, `two servers are named "s"`},
-		{"no way to reach", []mcp.Server{{Name: "s"}}, "exactly one of Command, URL and Transport"},
-		{"two ways", []mcp.Server{{Name: "s", Command: "x", URL: "http://x"}}, "exactly one of"},
-		{"negative", []mcp.Server{{Name: "s", Command: "x", CallTimeout: -1}}, "negative"},
-		{"bad prefix", []mcp.Server{func() mcp.Server { s := ok(); s.Prefix = "a b"; return s }()}, "name must match"},
-		{"command not found", []mcp.Server{{Name: "s", Command: "/nonexistent/mcp-server"}}, `server "s": connecting`},
+		{"no name", []mcp.ServerConfig{{Command: "x"}}, `servers[0]: name ""`},
+		{"bad name", []mcp.ServerConfig{{Name: "a b", Command: "x"}}, `name "a b" must match`},
+		{"two names", []mcp.ServerConfig{ok(), ok()}, `two servers are named "s"`},
+		{"no way to reach", []mcp.ServerConfig{{Name: "s"}}, "exactly one of Command, URL and Transport"},
+		{"two ways", []mcp.ServerConfig{{Name: "s", Command: "x", URL: "http://x"}}, "exactly one of"},
+		{"negative", []mcp.ServerConfig{{Name: "s", Command: "x", CallTimeout: -1}}, "negative"},
+		{"bad prefix", []mcp.ServerConfig{func() mcp.ServerConfig { s := ok(); s.Prefix = "a b"; return s }()}, "name must match"},
+		{"command not found", []mcp.ServerConfig{{Name: "s", Command: "/nonexistent/mcp-server"}}, `server "s": connecting`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,7 +167,7 @@ func TestConnectRefusesBadServers(t *testing.T) {
 func TestCloseIdempotent(t *testing.T) {
 	s := newServer()
 	addEcho(s, "echo")
-	c, err := mcp.Connect(context.Background(), []mcp.Server{{Name: "s", Transport: newInProcess(t, s)}}, nil)
+	c, err := mcp.Connect(context.Background(), []mcp.ServerConfig{{Name: "s", Transport: newInProcess(t, s)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestCloseIdempotent(t *testing.T) {
 func TestConcurrentRuns(t *testing.T) {
 	s := newServer()
 	addEcho(s, "echo")
-	c := connect(t, nil, mcp.Server{Name: "shared", Transport: newInProcess(t, s)})
+	c := connect(t, nil, mcp.ServerConfig{Name: "shared", Transport: newInProcess(t, s)})
 	const runs = 8
 	got := make([]string, runs)
 	var wg sync.WaitGroup

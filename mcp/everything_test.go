@@ -26,16 +26,16 @@ func everythingBin(t *testing.T) (node, bin string) {
 	return npmtest.Node(t), npmtest.Bin(t, "@modelcontextprotocol/server-everything", npmtest.EverythingVersion, "mcp-server-everything")
 }
 
-// everything returns a Server for server-everything over "stdio" or "http" (its
+// everything returns a ServerConfig for server-everything over "stdio" or "http" (its
 // streamableHttp mode, started for the test), and the HTTP server (nil over stdio).
-func everything(t *testing.T, transport string) (mcp.Server, *npmtest.HTTPServer) {
+func everything(t *testing.T, transport string) (mcp.ServerConfig, *npmtest.HTTPServer) {
 	t.Helper()
 	node, bin := everythingBin(t)
 	if transport == "stdio" {
-		return mcp.Server{Name: "everything", Command: node, Args: []string{bin, "stdio"}}, nil
+		return mcp.ServerConfig{Name: "everything", Command: node, Args: []string{bin, "stdio"}}, nil
 	}
 	hs := npmtest.StartHTTP(t, node, bin, "streamableHttp")
-	return mcp.Server{Name: "everything", URL: hs.URL}, hs
+	return mcp.ServerConfig{Name: "everything", URL: hs.URL}, hs
 }
 
 var transports = []string{"stdio", "http"}

@@ -32,7 +32,7 @@ func ExampleConnect() {
 	}
 	defer session.Wait()
 
-	client, err := mcp.Connect(ctx, []mcp.Server{{Name: "weather", Transport: clientEnd}}, nil)
+	client, err := mcp.Connect(ctx, []mcp.ServerConfig{{Name: "weather", Transport: clientEnd}}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

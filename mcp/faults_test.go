@@ -60,7 +60,7 @@ func TestBoundedLists(t *testing.T) {
 			s := newServer()
 			tt.setup(s)
 			start := time.Now()
-			_, err := mcp.Connect(context.Background(), []mcp.Server{{Name: "many", Prefix: "many_", Transport: newInProcess(t, s), MaxTools: tt.max}}, nil)
+			_, err := mcp.Connect(context.Background(), []mcp.ServerConfig{{Name: "many", Prefix: "many_", Transport: newInProcess(t, s), MaxTools: tt.max}}, nil)
 			if err == nil {
 				t.Fatal("Connect: no error")
 			}
@@ -80,7 +80,7 @@ func TestRefreshOverMaxTools(t *testing.T) {
 	t.Cleanup(func() { mcp.SetListChangedHook(nil) })
 	s := newServer()
 	addEcho(s, "a")
-	c := connect(t, nil, mcp.Server{Name: "grows", Transport: newInProcess(t, s), MaxTools: 1})
+	c := connect(t, nil, mcp.ServerConfig{Name: "grows", Transport: newInProcess(t, s), MaxTools: 1})
 	addEcho(s, "b")
 	<-changed
 	_, err := c.Tools(context.Background())
@@ -94,7 +94,7 @@ func TestRefreshOverMaxTools(t *testing.T) {
 // at once, with an error naming it; no hang, no panic, no process left.
 func TestGarbage(t *testing.T) {
 	start := time.Now()
-	_, err := mcp.Connect(context.Background(), []mcp.Server{subprocess("noisy", "garbage")}, nil)
+	_, err := mcp.Connect(context.Background(), []mcp.ServerConfig{subprocess("noisy", "garbage")}, nil)
 	if err == nil {
 		t.Fatal("Connect: no error")
 	}
@@ -158,7 +158,7 @@ func TestConnectCloseCycles(t *testing.T) {
 		n = 10
 	}
 	for i := range n {
-		c, err := mcp.Connect(context.Background(), []mcp.Server{subprocess("cycle", "stdio")}, nil)
+		c, err := mcp.Connect(context.Background(), []mcp.ServerConfig{subprocess("cycle", "stdio")}, nil)
 		if err != nil {
 			t.Fatalf("cycle %d: %v", i, err)
 		}
@@ -168,7 +168,7 @@ func TestConnectCloseCycles(t *testing.T) {
 		}
 		waitGone(t, pid)
 	}
-	c, err := mcp.Connect(context.Background(), []mcp.Server{subprocess("spawn", "spawn")}, nil)
+	c, err := mcp.Connect(context.Background(), []mcp.ServerConfig{subprocess("spawn", "spawn")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestFilesystem(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "logo.png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, nil, mcp.Server{Name: "fs", Command: node, Args: []string{bin, dir}, Prefix: "fs_"})
+	c := connect(t, nil, mcp.ServerConfig{Name: "fs", Command: node, Args: []string{bin, dir}, Prefix: "fs_"})
 	path := func(name string) string { return filepath.Join(dir, name) }
 	args := func(kv ...string) string {
 		m := map[string]string{}

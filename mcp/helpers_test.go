@@ -118,7 +118,7 @@ func (p *inProcess) count() int {
 }
 
 // connect connects to servers and closes the client at the end of the test.
-func connect(t *testing.T, opts *mcp.Options, servers ...mcp.Server) *mcp.Client {
+func connect(t *testing.T, opts *mcp.Options, servers ...mcp.ServerConfig) *mcp.Client {
 	t.Helper()
 	c, err := mcp.Connect(context.Background(), servers, opts)
 	if err != nil {

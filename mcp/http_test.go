@@ -58,7 +58,7 @@ func TestHTTPSessionLost(t *testing.T) {
 		})
 	hs := newSwappable(t, streamable(first, nil))
 	t.Cleanup(func() { closeSessions(first) }) // the old server's session outlives the swap, as a dead process's would
-	c := connect(t, nil, mcp.Server{Name: "web", URL: hs.srv.URL})
+	c := connect(t, nil, mcp.ServerConfig{Name: "web", URL: hs.srv.URL})
 	res, _ := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"1"}`)),
 		agentkittest.Func(func(openai.ChatCompletionRequest) agentkittest.Reply {
@@ -92,7 +92,7 @@ func TestHTTPServerDown(t *testing.T) {
 	// written on a connection the server closed, which would leave it unknown whether the
 	// server read it (it then fails as "may have run", never sent twice).
 	noKeepAlive := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	c := connect(t, nil, mcp.Server{Name: "web", URL: hs.srv.URL, HTTPClient: noKeepAlive})
+	c := connect(t, nil, mcp.ServerConfig{Name: "web", URL: hs.srv.URL, HTTPClient: noKeepAlive})
 	res, _ := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"1"}`)),
 		agentkittest.Func(func(openai.ChatCompletionRequest) agentkittest.Reply {
@@ -127,7 +127,7 @@ func TestHTTPConnectionCutMidCall(t *testing.T) {
 		})
 	hs = newSwappable(t, streamable(s, nil))
 	t.Cleanup(func() { closeSessions(s) })
-	c := connect(t, nil, mcp.Server{Name: "web", URL: hs.srv.URL, CallTimeout: 2 * time.Second})
+	c := connect(t, nil, mcp.ServerConfig{Name: "web", URL: hs.srv.URL, CallTimeout: 2 * time.Second})
 	t.Cleanup(func() { close(release) }) // first: the server's handler returns, then the DELETE of Close is answered
 	res, _ := run(t, c, agentkittest.ToolCalls(agentkittest.Call("cut", `{}`)), agentkittest.Text("done"))
 	wantContains(t, "the cut call", calls(res)[0], `mcp: server "web": the call of cut failed, and may have run`)
@@ -160,7 +160,7 @@ func TestHTTPSessionLostTwice(t *testing.T) {
 	})
 	hs := newSwappable(t, forgetful)
 	t.Cleanup(func() { closeSessions(s) })
-	c := connect(t, nil, mcp.Server{Name: "web", URL: hs.srv.URL})
+	c := connect(t, nil, mcp.ServerConfig{Name: "web", URL: hs.srv.URL})
 	res := callDirect(t, c, "echo", `{"message":"x"}`)
 	wantContains(t, "the call", res.Content, `mcp: server "web": the call of echo did not reach the server, before and after a reconnection`)
 	if ran.Load() != 0 {

@@ -40,7 +40,7 @@ func TestListChangedBetweenRequests(t *testing.T) {
 			}
 			return text("grown"), nil
 		})
-	c := connect(t, nil, mcp.Server{Name: "live", Transport: newInProcess(t, s)})
+	c := connect(t, nil, mcp.ServerConfig{Name: "live", Transport: newInProcess(t, s)})
 	res, model := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("grow", `{}`), agentkittest.Call("late", `{"message":"too early"}`)),
 		agentkittest.ToolCalls(agentkittest.Call("late", `{"message":"now"}`)),
@@ -72,7 +72,7 @@ func TestRestartBetweenTurns(t *testing.T) {
 			return text("restarted: " + in.Message), nil, nil
 		})
 	p := newInProcess(t, first)
-	c := connect(t, nil, mcp.Server{Name: "flaky", Transport: p})
+	c := connect(t, nil, mcp.ServerConfig{Name: "flaky", Transport: p})
 	res, _ := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"1"}`)),
 		agentkittest.Func(func(openai.ChatCompletionRequest) agentkittest.Reply {
@@ -99,7 +99,7 @@ func TestReconnectFails(t *testing.T) {
 	s := newServer()
 	addEcho(s, "echo")
 	p := newInProcess(t, s)
-	c := connect(t, nil, mcp.Server{Name: "gone", Transport: p})
+	c := connect(t, nil, mcp.ServerConfig{Name: "gone", Transport: p})
 	echo := toolNamed(t, c, "echo")
 	p.setFail(errors.New("connection refused"))
 	p.kill()
@@ -140,7 +140,7 @@ func TestKilledMidCall(t *testing.T) {
 	p = newInProcess(t, s)
 	other := newServer()
 	addEcho(other, "other")
-	c := connect(t, nil, mcp.Server{Name: "dying", Transport: p}, mcp.Server{Name: "fine", Transport: newInProcess(t, other)})
+	c := connect(t, nil, mcp.ServerConfig{Name: "dying", Transport: p}, mcp.ServerConfig{Name: "fine", Transport: newInProcess(t, other)})
 	res, _ := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("crash", `{}`), agentkittest.Call("other", `{"message":"a"}`)),
 		agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"b"}`)),
@@ -177,8 +177,8 @@ func TestCallTimeout(t *testing.T) {
 			return text("rested"), nil
 		})
 	c := connect(t, nil,
-		mcp.Server{Name: "slow", Transport: newInProcess(t, s), CallTimeout: 100 * time.Millisecond},
-		mcp.Server{Name: "patient", Transport: newInProcess(t, patient)})
+		mcp.ServerConfig{Name: "slow", Transport: newInProcess(t, s), CallTimeout: 100 * time.Millisecond},
+		mcp.ServerConfig{Name: "patient", Transport: newInProcess(t, patient)})
 	start := time.Now()
 	res, _ := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("hang", `{}`), agentkittest.Call("nap", `{}`)),
@@ -204,7 +204,7 @@ func TestCallTimeout(t *testing.T) {
 // ConnectTimeout, naming it.
 func TestConnectTimeout(t *testing.T) {
 	start := time.Now()
-	_, err := mcp.Connect(context.Background(), []mcp.Server{{Name: "mute", Transport: muteTransport{}, ConnectTimeout: 100 * time.Millisecond}}, nil)
+	_, err := mcp.Connect(context.Background(), []mcp.ServerConfig{{Name: "mute", Transport: muteTransport{}, ConnectTimeout: 100 * time.Millisecond}}, nil)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -242,7 +242,7 @@ func TestCloseDuringCall(t *testing.T) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})
-	c, err := mcp.Connect(context.Background(), []mcp.Server{{Name: "s", Transport: newInProcess(t, s)}}, nil)
+	c, err := mcp.Connect(context.Background(), []mcp.ServerConfig{{Name: "s", Transport: newInProcess(t, s)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,14 +26,14 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// subprocess returns a Server that runs this test binary as an MCP server in mode:
+// subprocess returns a ServerConfig that runs this test binary as an MCP server in mode:
 // "stdio" (tools echo, pid, hang, spew), "spawn" (the same, after starting a grandchild that
 // sleeps; its pid is the tool grandchild's answer), "garbage" (prints a line that is not
 // JSON-RPC, then waits for stdin to close).
-func subprocess(name, mode string) mcp.Server {
+func subprocess(name, mode string) mcp.ServerConfig {
 	// A binary built with -race sleeps 1s at exit unless told not to.
 	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
-	return mcp.Server{Name: name, Command: os.Args[0], Args: []string{"-test.run=^$"},
+	return mcp.ServerConfig{Name: name, Command: os.Args[0], Args: []string{"-test.run=^$"},
 		Env: append(os.Environ(), serverModeEnv+"="+mode, "GORACE="+gorace)}
 }
 

@@ -29,7 +29,7 @@ var testHookListChanged func(server string)
 // remote is one server: its current session and its cached tools.
 type remote struct {
 	c   *Client
-	srv Server
+	srv ServerConfig
 	sdk *sdkmcp.Client
 	log *slog.Logger
 
@@ -58,7 +58,7 @@ func (s *session) ended() bool {
 	}
 }
 
-func newRemote(c *Client, srv Server) *remote {
+func newRemote(c *Client, srv ServerConfig) *remote {
 	r := &remote{c: c, srv: srv}
 	logger := c.opts.Logger.With("mcp_server", srv.Name)
 	r.log = logger

@@ -17,9 +17,9 @@ import (
 // The CallToolResult is a named field, not embedded: embedded, its MarshalJSON would be
 // promoted and json.Marshal of a Result would drop Server, Tool and OutputSchema.
 type Result struct {
-	// Server is the Name of the Server the tool belongs to.
+	// Server is the Name of the ServerConfig the tool belongs to.
 	Server string
-	// Tool is the tool's name on its server, without the Server's Prefix.
+	// Tool is the tool's name on its server, without the ServerConfig's Prefix.
 	Tool string
 	// CallToolResult is the server's answer as the go-sdk decoded it: every content block
 	// (text, images, audio, resource links, embedded resources), the structured content.

@@ -70,7 +70,7 @@ func TestResultsThroughARun(t *testing.T) {
 		func(ctx context.Context, req *sdkmcp.CallToolRequest, in struct{}) (*sdkmcp.CallToolResult, weather, error) {
 			return &sdkmcp.CallToolResult{Content: []sdkmcp.Content{}}, weather{City: "北京", Temp: 26.5}, nil
 		})
-	c := connect(t, nil, mcp.Server{Name: "kinds", Transport: newInProcess(t, s)})
+	c := connect(t, nil, mcp.ServerConfig{Name: "kinds", Transport: newInProcess(t, s)})
 	res, model := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("image", `{}`), agentkittest.Call("fails", `{}`), agentkittest.Call("weather", `{}`)),
 		agentkittest.Text("done"))
