@@ -56,6 +56,10 @@ func report(count int, benchtime, out, raw string) error {
 			}
 		}
 	}
+	mcpCall := []string{"test", "-run", "^$", "-bench", "^BenchmarkCall$", "-count", fmt.Sprint(count), "-benchtime", benchtime, "-timeout", "1h", "."}
+	if err := goCommand("../mcp", log, mcpCall...); err != nil {
+		return err
+	}
 	var behaviour bytes.Buffer
 	for _, dir := range []string{".", "adk"} {
 		if err := goCommand(dir, io.MultiWriter(&behaviour, rawFile), "test", "-count", "1", "-run", "^TestBehaviour$", "-v", "."); err != nil {

@@ -107,6 +107,17 @@ func render(r results, m *machine, v map[string]string, behaviour []string) stri
 		p("- %s: %s.", c.name, strings.TrimSuffix(c.note, "."))
 	}
 	p("")
+	p("## A call of an MCP server's tool (package mcp, a module of its own)")
+	p("")
+	p("One call of a server's `echo` tool, served by `mcp.NewServer`: through the go-sdk's own")
+	p("`ClientSession.CallTool` (the floor here) and through the tool `mcp.Connect` makes of it, as an agent")
+	p("calls it (`tool.Handle`: repair, validation against the server's schema, the result rendered for the")
+	p("model and kept whole), the two alternating under a cancelable context with a deadline. Bytes and")
+	p("allocations per call are measured after the timed pairs and include the server's. `(cd mcp && go test")
+	p("-run '^$' -bench BenchmarkCall -count %d .)`", m.count)
+	p("")
+	mcpTable(p, r)
+	p("")
 	p("## Reading")
 	p("")
 	reading(p, r, names, convs)
@@ -367,4 +378,27 @@ func sig2(v float64) string {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 2, 64)
+}
+
+// mcpTable is the MCP call benchmark: per transport, the go-sdk's call and ours.
+func mcpTable(p func(string, ...any), r results) {
+	p("| transport | × go-sdk | go-sdk time | B | allocs | toolcall time | B | allocs |")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, tr := range []string{"in-process", "http"} {
+		name := "BenchmarkCall/" + tr
+		x := r.values(name, "x-sdk")
+		m, ok := median(x)
+		if !ok {
+			p("| %s | — | — | — | — | — | — | — |", tr)
+			continue
+		}
+		rc := ratio(m)
+		if len(x) > 1 {
+			rc += " (" + ratio(x[0]) + "–" + ratio(x[len(x)-1]) + ")"
+		}
+		med := func(unit string) float64 { v, _ := r.median(name, unit); return v }
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |", tr, rc,
+			duration(med("sdk-ns/call")), size(med("sdk-B/call")), count(med("sdk-allocs/call")),
+			duration(med("toolcall-ns/call")), size(med("toolcall-B/call")), count(med("toolcall-allocs/call")))
+	}
 }
