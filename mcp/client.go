@@ -96,8 +96,10 @@ type Options struct {
 	// not marked read-only: the calls of one turn to tools that change the world run in the
 	// order the model emitted them.
 	Sequential func(server string, a tool.Annotations) bool
-	// Logger receives the client's logs and the go-sdk's, each with the server's name. Nil
-	// discards them.
+	// Logger receives the client's logs and the go-sdk's, each with the server's name as
+	// the attribute mcp_server: a Warn for a server that cannot be reached and for a call
+	// sent again after a reconnection, a Debug for each notifications/tools/list_changed.
+	// Nil discards them.
 	Logger *slog.Logger
 }
 

@@ -75,14 +75,14 @@ func TestBoundedLists(t *testing.T) {
 // TestRefreshOverMaxTools: a server that grows past MaxTools after Connect fails the next
 // Tools, naming it.
 func TestRefreshOverMaxTools(t *testing.T) {
-	changed := make(chan struct{}, 1)
-	mcp.SetListChangedHook(func(string) { changed <- struct{}{} })
-	t.Cleanup(func() { mcp.SetListChangedHook(nil) })
+	logger, changed := listChanges()
 	s := newServer()
 	addEcho(s, "a")
-	c := connect(t, nil, mcp.ServerConfig{Name: "grows", Transport: newInProcess(t, s), MaxTools: 1})
+	c := connect(t, &mcp.Options{Logger: logger}, mcp.ServerConfig{Name: "grows", Transport: newInProcess(t, s), MaxTools: 1})
 	addEcho(s, "b")
-	<-changed
+	if got := <-changed; got != "grows" {
+		t.Errorf("list_changed logged for server %q, want %q", got, "grows")
+	}
 	_, err := c.Tools(context.Background())
 	if err == nil {
 		t.Fatal("Tools: no error")

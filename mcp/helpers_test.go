@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -232,3 +233,40 @@ func wantContains(t *testing.T, what, got string, wants ...string) {
 func netPipe() (net.Conn, net.Conn) { return net.Pipe() }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// listChanges returns a logger for Options.Logger and the channel on which it sends the
+// server's name for each notifications/tools/list_changed the Client records (its Debug
+// record), so that a test can wait for one. A change nobody waits for is dropped.
+func listChanges() (*slog.Logger, <-chan string) {
+	ch := make(chan string, 16)
+	return slog.New(&listChangeHandler{ch: ch}), ch
+}
+
+type listChangeHandler struct {
+	ch     chan string
+	server string
+}
+
+func (h *listChangeHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *listChangeHandler) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, "mcp: the server's tools changed") && r.Level == slog.LevelDebug {
+		select {
+		case h.ch <- h.server:
+		default:
+		}
+	}
+	return nil
+}
+
+func (h *listChangeHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	cp := *h
+	for _, a := range attrs {
+		if a.Key == "mcp_server" {
+			cp.server = a.Value.String()
+		}
+	}
+	return &cp
+}
+
+func (h *listChangeHandler) WithGroup(string) slog.Handler { return h }

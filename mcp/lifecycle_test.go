@@ -21,14 +21,7 @@ import (
 // calls resolve against the list of its request (the new tool is unknown there), the next
 // request offers it, and a call of it then runs.
 func TestListChangedBetweenRequests(t *testing.T) {
-	changed := make(chan struct{}, 1)
-	mcp.SetListChangedHook(func(string) {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	})
-	t.Cleanup(func() { mcp.SetListChangedHook(nil) })
+	logger, changed := listChanges()
 	s := newServer()
 	addRaw(s, &sdkmcp.Tool{Name: "grow", Description: "Adds the tool late."},
 		func(ctx context.Context, req *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
@@ -40,7 +33,7 @@ func TestListChangedBetweenRequests(t *testing.T) {
 			}
 			return text("grown"), nil
 		})
-	c := connect(t, nil, mcp.ServerConfig{Name: "live", Transport: newInProcess(t, s)})
+	c := connect(t, &mcp.Options{Logger: logger}, mcp.ServerConfig{Name: "live", Transport: newInProcess(t, s)})
 	res, model := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("grow", `{}`), agentkittest.Call("late", `{"message":"too early"}`)),
 		agentkittest.ToolCalls(agentkittest.Call("late", `{"message":"now"}`)),
@@ -259,4 +252,31 @@ func TestCloseDuringCall(t *testing.T) {
 		t.Errorf("Close took %s", d)
 	}
 	wantContains(t, "the call", res.Content, `mcp: server "s": the client was closed during the call of hang`)
+}
+
+// TestListChangedLogged: each notifications/tools/list_changed is a Debug record of the
+// Client's own Logger naming the server, so that two Clients in one process are told apart
+// (no package-level hook).
+func TestListChangedLogged(t *testing.T) {
+	s1, s2 := newServer(), newServer()
+	addEcho(s1, "a")
+	addEcho(s2, "b")
+	log1, changed1 := listChanges()
+	log2, changed2 := listChanges()
+	connect(t, &mcp.Options{Logger: log1}, mcp.ServerConfig{Name: "one", Transport: newInProcess(t, s1)})
+	connect(t, &mcp.Options{Logger: log2}, mcp.ServerConfig{Name: "two", Transport: newInProcess(t, s2)})
+	addEcho(s2, "c")
+	select {
+	case got := <-changed2:
+		if got != "two" {
+			t.Errorf("the second Client logged a change of server %q, want %q", got, "two")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no list_changed record in the second Client's Logger")
+	}
+	select {
+	case got := <-changed1:
+		t.Errorf("the first Client logged a change of server %q, which is not its own", got)
+	case <-time.After(100 * time.Millisecond):
+	}
 }

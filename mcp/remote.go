@@ -22,9 +22,8 @@ import (
 // then once sent SIGTERM, before it is killed.
 const terminateDuration = 2 * time.Second
 
-// testHookListChanged, when set by a test, is called after a list_changed notification of
-// a server was recorded.
-var testHookListChanged func(server string)
+// logListChanged is the message of the Debug record of a notifications/tools/list_changed.
+const logListChanged = "mcp: the server's tools changed; they are listed again before the next model request"
 
 // remote is one server: its current session and its cached tools.
 type remote struct {
@@ -70,9 +69,7 @@ func newRemote(c *Client, srv ServerConfig) *remote {
 		ElicitationHandler: r.elicit,
 		ToolListChangedHandler: func(context.Context, *sdkmcp.ToolListChangedRequest) {
 			r.stale.Store(true)
-			if testHookListChanged != nil {
-				testHookListChanged(srv.Name)
-			}
+			logger.Debug(logListChanged)
 		},
 		ProgressNotificationHandler: r.onProgress,
 	}
