@@ -280,3 +280,48 @@ func TestListChangedLogged(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// TestCloseDuringRefresh: Close while Tools lists a server again after its
+// notifications/tools/list_changed, and the server never answers that list, returns at
+// once: the list is canceled, not waited for until its ConnectTimeout.
+func TestCloseDuringRefresh(t *testing.T) {
+	s := newServer()
+	addEcho(s, "a")
+	var lists atomic.Int32
+	listing := make(chan struct{})
+	s.AddReceivingMiddleware(func(next sdkmcp.MethodHandler) sdkmcp.MethodHandler {
+		return func(ctx context.Context, method string, req sdkmcp.Request) (sdkmcp.Result, error) {
+			if method == "tools/list" && lists.Add(1) > 1 { // the lists after the first never end
+				close(listing)
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	logger, changed := listChanges()
+	c, err := mcp.Connect(context.Background(), []mcp.ServerConfig{{Name: "mute", Transport: newInProcess(t, s), ConnectTimeout: time.Minute}}, &mcp.Options{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addEcho(s, "b")
+	<-changed
+	refreshed := make(chan error, 1)
+	go func() {
+		_, err := c.Tools(context.Background())
+		refreshed <- err
+	}()
+	<-listing
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %s", d)
+	}
+	err = <-refreshed
+	if err == nil {
+		t.Fatal("Tools, closed while it listed: no error")
+	}
+	wantContains(t, "error", err.Error(), `mcp: server "mute": the client was closed while listing the tools`)
+}

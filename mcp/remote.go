@@ -149,6 +149,9 @@ type unreachableError struct{ error }
 func (e *unreachableError) Unwrap() error { return e.error }
 
 func (r *remote) connectError(ctx context.Context, doing string, err error) error {
+	if r.c.ctx.Err() != nil {
+		return fmt.Errorf("mcp: server %q: the client was closed while %s: %w", r.srv.Name, doing, errClosed)
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("mcp: server %q: %s took longer than its ConnectTimeout (%s): %w", r.srv.Name, doing, r.srv.ConnectTimeout, err)
 	}
@@ -327,14 +330,16 @@ func (r *remote) refresh(ctx context.Context) error {
 	case r.sess == nil || r.sess.ended():
 		err := r.connectLocked(ctx)
 		var down *unreachableError
-		if errors.As(err, &down) {
+		if errors.As(err, &down) && r.c.ctx.Err() == nil {
 			r.log.Warn("mcp: the server cannot be reached; its tools stay offered, their calls will fail", "error", err)
 			return nil
 		}
 		return err
 	case r.stale.Load():
-		ctx, cancel := context.WithTimeout(ctx, r.srv.ConnectTimeout)
+		ctx, cancel := r.c.bound(ctx) // Close must not wait for a server that never answers
 		defer cancel()
+		ctx, cancelTimeout := context.WithTimeout(ctx, r.srv.ConnectTimeout)
+		defer cancelTimeout()
 		return r.listLocked(ctx)
 	}
 	return nil
