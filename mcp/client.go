@@ -60,8 +60,13 @@ type ServerConfig struct {
 	Transport sdkmcp.Transport
 
 	// Prefix is prepended to the name of each of the server's tools ("fs_" gives
-	// "fs_read_file"), so that two servers with a tool of the same name can coexist. The
-	// prefixed name must still match ^[a-zA-Z0-9_-]{1,64}$.
+	// "fs_read_file"), so that two servers with a tool of the same name can coexist. It
+	// matches ^[a-zA-Z0-9_-]{0,32}$. The model calls each tool by a name providers accept
+	// (^[a-zA-Z0-9_-]{1,64}$): in the prefixed name, each other character (a dot, which MCP
+	// allows, a space, a letter of another script) becomes an underscore, and a name longer
+	// than 64 bytes is cut to 55, followed by "_" and 8 hex digits of a hash of the whole.
+	// The server is called by its own name, which Result.Tool holds. Two tools of one server
+	// whose names become the same fail Connect (or the refresh), naming both.
 	Prefix string
 	// CallTimeout bounds each tool call; zero means DefaultCallTimeout. A call past it
 	// gets a tool.KindTimeout result the model reads, and the run goes on.
@@ -120,14 +125,19 @@ type Client struct {
 
 var _ agentkit.Toolset = (*Client)(nil)
 
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// namePattern is what providers accept as a function name, and what a ServerConfig's Name
+// must be; prefixPattern is what its Prefix must be, so that some of each name follows it.
+var (
+	namePattern   = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	prefixPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{0,32}$`)
+)
 
 // Connect connects to every server (in parallel), initializes each session and lists each
 // server's tools. On any failure it closes what it opened and returns an error naming the
 // server: a bad ServerConfig, a server that cannot be started or reached, a failed handshake, a
 // server answering something other than JSON-RPC, too many tools (ServerConfig.MaxTools), a tool
-// tool.Raw refuses (a bad or oversized schema, a bad name), two servers with a tool of the
-// same name. opts may be nil.
+// tool.Raw refuses (a bad or oversized schema), two tools of one server whose names become
+// the same (see ServerConfig.Prefix), two servers with a tool of the same name. opts may be nil.
 func Connect(ctx context.Context, servers []ServerConfig, opts *Options) (*Client, error) {
 	c := &Client{}
 	if opts != nil {
@@ -182,6 +192,9 @@ func checkServers(servers []ServerConfig) error {
 		}
 		if n != 1 {
 			return fmt.Errorf("mcp: server %q: set exactly one of Command, URL and Transport", s.Name)
+		}
+		if !prefixPattern.MatchString(s.Prefix) {
+			return fmt.Errorf("mcp: server %q: Prefix %q must match %s", s.Name, s.Prefix, prefixPattern)
 		}
 		if s.CallTimeout < 0 || s.ConnectTimeout < 0 || s.MaxTools < 0 {
 			return fmt.Errorf("mcp: server %q: negative CallTimeout, ConnectTimeout or MaxTools", s.Name)

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -243,13 +245,18 @@ func (r *remote) listLocked(ctx context.Context) error {
 // build makes a *tool.Tool of each MCP tool.
 func (r *remote) build(list []*sdkmcp.Tool) ([]*tool.Tool, error) {
 	tools := make([]*tool.Tool, 0, len(list))
-	seen := map[string]bool{}
+	seen := map[string]string{} // the model's name → the server's
 	for _, mt := range list {
-		name := r.srv.Prefix + mt.Name
-		if seen[name] {
+		name := modelName(r.srv.Prefix, mt.Name)
+		switch other, dup := seen[name]; {
+		case mt.Name == "":
+			return nil, fmt.Errorf("mcp: server %q lists a tool without a name", r.srv.Name)
+		case dup && other == mt.Name:
 			return nil, fmt.Errorf("mcp: server %q lists the tool %q twice", r.srv.Name, mt.Name)
+		case dup:
+			return nil, fmt.Errorf("mcp: server %q lists the tools %q and %q, which are both offered to the model as %q (the characters providers refuse become underscores)", r.srv.Name, other, mt.Name, name)
 		}
-		seen[name] = true
+		seen[name] = mt.Name
 		schema, err := json.Marshal(mt.InputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: server %q: tool %q: the input schema: %w", r.srv.Name, mt.Name, err)
@@ -273,6 +280,32 @@ func (r *remote) build(list []*sdkmcp.Tool) ([]*tool.Tool, error) {
 	}
 	return tools, nil
 }
+
+// modelName is the name the model calls the server's tool name by: prefix and name, each
+// character providers refuse in a function name (MCP allows dots, and SDKs let any string
+// through) an underscore, and a name longer than providers accept cut to 55 bytes followed
+// by "_" and 8 hex digits of a hash of the whole, which keeps two long names apart. Prefix is
+// checked by Connect.
+func modelName(prefix, name string) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	for _, c := range name {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if len(s) > maxNameLen {
+		sum := sha256.Sum256([]byte(prefix + name))
+		s = s[:maxNameLen-9] + "_" + hex.EncodeToString(sum[:4])
+	}
+	return s
+}
+
+// maxNameLen is the longest function name providers accept (see namePattern).
+const maxNameLen = 64
 
 // description is what the model reads of a tool: the server's description, or, when the
 // server gave none (tool.Raw refuses an empty one), its title or a sentence naming it.
