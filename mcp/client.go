@@ -102,9 +102,9 @@ type Options struct {
 	// order the model emitted them.
 	Sequential func(server string, a tool.Annotations) bool
 	// Logger receives the client's logs and the go-sdk's, each with the server's name as
-	// the attribute mcp_server: a Warn for a server that cannot be reached and for a call
-	// sent again after a reconnection, a Debug for each notifications/tools/list_changed.
-	// Nil discards them.
+	// the attribute mcp_server: a Warn for a server that cannot be reached, a call sent
+	// again after a reconnection, a tool description cut (see Client.Tools); a Debug for
+	// each notifications/tools/list_changed. Nil discards them.
 	Logger *slog.Logger
 }
 
@@ -226,7 +226,8 @@ func withDefaults(s ServerConfig) ServerConfig {
 // its last tools (logged as a warning): the run goes on, and each call of them tries one
 // reconnection and fails saying why. Tools fails, naming the server, when a server
 // answers the list with an error, or with tools the client refuses (too many, a bad
-// schema), or with a tool whose name another server's tool has.
+// schema), or with a tool whose name another server's tool has. A tool's description is
+// sent with every model request: one longer than 16 KiB is cut there, and says so.
 func (c *Client) Tools(ctx context.Context) ([]*tool.Tool, error) {
 	if c.ctx.Err() != nil {
 		return nil, errClosed

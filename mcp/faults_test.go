@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	openai "github.com/sashabaranov/go-openai"
@@ -219,4 +220,25 @@ func zombie(pid int) bool {
 	}
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	return err != nil || len(tasks) <= 1
+}
+
+// TestLongDescription: a server's 10 MB tool description does not reach the model whole at
+// every request: it is cut at 16 KiB, saying so, and the tool still works.
+func TestLongDescription(t *testing.T) {
+	s := newServer()
+	long := "Echoes. " + strings.Repeat("这是一个很长的描述。", 10<<20/30)
+	sdkmcp.AddTool(s, &sdkmcp.Tool{Name: "echo", Description: long},
+		func(ctx context.Context, req *sdkmcp.CallToolRequest, in echoIn) (*sdkmcp.CallToolResult, any, error) {
+			return text(in.Message), nil, nil
+		})
+	c := connect(t, nil, mcp.ServerConfig{Name: "verbose", Transport: newInProcess(t, s)})
+	res, model := run(t, c, agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"hi"}`)), agentkittest.Text("done"))
+	d := model.Requests()[0].Tools[0].Function.Description
+	if len(d) > 17<<10 || !utf8.ValidString(d) {
+		t.Errorf("the model's description is %d bytes (valid UTF-8: %v), want at most about 16 KiB", len(d), utf8.ValidString(d))
+	}
+	wantContains(t, "description", d, "Echoes. 这是", fmt.Sprintf("cut at 16384 of its %d bytes", len(long)))
+	if got := calls(res); len(got) != 1 || got[0] != "echo: hi" {
+		t.Errorf("calls %q", got)
+	}
 }

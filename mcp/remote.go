@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -267,6 +268,9 @@ func (r *remote) build(list []*sdkmcp.Tool) ([]*tool.Tool, error) {
 				return nil, fmt.Errorf("mcp: server %q: tool %q: the output schema: %w", r.srv.Name, mt.Name, err)
 			}
 		}
+		if len(mt.Description) > maxDescription {
+			r.log.Warn("mcp: a tool's description is cut for the model", "tool", mt.Name, "bytes", len(mt.Description), "kept", maxDescription)
+		}
 		a := annotations(mt)
 		fn := func(ctx context.Context, args json.RawMessage) (*Result, error) {
 			return r.call(ctx, mt.Name, out, args)
@@ -307,10 +311,22 @@ func modelName(prefix, name string) string {
 // maxNameLen is the longest function name providers accept (see namePattern).
 const maxNameLen = 64
 
-// description is what the model reads of a tool: the server's description, or, when the
-// server gave none (tool.Raw refuses an empty one), its title or a sentence naming it.
+// maxDescription bounds the bytes of a tool's description the model reads: a description
+// is sent with every model request, and a server's is data, not code.
+const maxDescription = 16 << 10
+
+// description is what the model reads of a tool: the server's description (cut at
+// maxDescription bytes, saying so), or, when the server gave none (tool.Raw refuses an
+// empty one), its title or a sentence naming it.
 func description(server string, t *sdkmcp.Tool) string {
 	switch {
+	case len(t.Description) > maxDescription:
+		n := maxDescription
+		for n > 0 && !utf8.RuneStart(t.Description[n]) { // not in the middle of a character
+			n--
+		}
+		cut := t.Description[:n]
+		return fmt.Sprintf("%s\n[This description was cut at %d of its %d bytes.]", cut, maxDescription, len(t.Description))
 	case strings.TrimSpace(t.Description) != "":
 		return t.Description
 	case t.Title != "":
