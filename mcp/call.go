@@ -22,10 +22,12 @@ func (r *remote) call(ctx context.Context, name string, outputSchema, args json.
 	var lost *session
 	for attempt := 0; ; attempt++ {
 		s, err := r.live(ctx, lost)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, errClosed) {
-				return nil, r.callError(ctx, name, err)
-			}
+		switch {
+		case err != nil && (errors.Is(err, errClosed) || r.c.ctx.Err() != nil):
+			return nil, r.callError(ctx, name, err)
+		case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return nil, fmt.Errorf("mcp: server %q: the call of %s was not sent: its session was lost, and reconnecting did not finish before the call's deadline (CallTimeout %s): %w", r.srv.Name, name, r.srv.CallTimeout, context.DeadlineExceeded)
+		case err != nil:
 			return nil, err // the call was not sent: the error says why
 		}
 		d := &delivery{}

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -324,4 +325,38 @@ func TestCloseDuringRefresh(t *testing.T) {
 		t.Fatal("Tools, closed while it listed: no error")
 	}
 	wantContains(t, "error", err.Error(), `mcp: server "mute": the client was closed while listing the tools`)
+}
+
+// TestReconnectOutlastsCallTimeout: a call whose session was lost, and whose reconnection
+// takes longer than its CallTimeout, was never sent: its timeout result says so, rather
+// than that the tool may still be running.
+func TestReconnectOutlastsCallTimeout(t *testing.T) {
+	s := newServer()
+	addEcho(s, "echo")
+	p := newInProcess(t, s)
+	tr := &thenMute{first: p}
+	c := connect(t, nil, mcp.ServerConfig{Name: "slowstart", Transport: tr, CallTimeout: 200 * time.Millisecond})
+	echo := toolNamed(t, c, "echo")
+	p.kill()
+	res := echo.Handle(context.Background(), tool.Call{Name: "echo", Arguments: `{"message":"x"}`})
+	if res.Kind != tool.KindTimeout {
+		t.Errorf("Kind %s, want %s", res.Kind, tool.KindTimeout)
+	}
+	wantContains(t, "content", res.Content, `mcp: server "slowstart": the call of echo was not sent`, "200ms")
+	if strings.Contains(res.Content, "may") {
+		t.Errorf("content %q says the tool may have run", res.Content)
+	}
+}
+
+// thenMute connects to first once, then to a peer that never answers initialize.
+type thenMute struct {
+	first     sdkmcp.Transport
+	connected atomic.Bool
+}
+
+func (m *thenMute) Connect(ctx context.Context) (sdkmcp.Connection, error) {
+	if m.connected.CompareAndSwap(false, true) {
+		return m.first.Connect(ctx)
+	}
+	return muteTransport{}.Connect(ctx)
 }
