@@ -221,9 +221,10 @@ func withDefaults(s ServerConfig) ServerConfig {
 // Tools implements agentkit.Toolset: the tools of every server, in the order of the
 // servers given to Connect. The list is cached; a server that sent
 // notifications/tools/list_changed since the last call is listed again, and a server whose
-// session ended is reconnected (one try) and listed again — so that changes reach the model
-// at its next request, never in the middle of a turn. A server that cannot be reached keeps
-// its last tools (logged as a warning): the run goes on, and each call of them tries one
+// session ended is reconnected (one try) and listed again — so that changes reach the
+// model at its next request, never in the middle of a turn. The servers are refreshed in
+// parallel, each within its ConnectTimeout. A server that cannot be reached keeps its last
+// tools (logged as a warning): the run goes on, and each call of them tries one
 // reconnection and fails saying why. Tools fails, naming the server, when a server
 // answers the list with an error, or with tools the client refuses (too many, a bad
 // schema), or with a tool whose name another server's tool has. A tool's description is
@@ -232,10 +233,14 @@ func (c *Client) Tools(ctx context.Context) ([]*tool.Tool, error) {
 	if c.ctx.Err() != nil {
 		return nil, errClosed
 	}
-	for _, r := range c.remotes {
-		if err := r.refresh(ctx); err != nil {
-			return nil, err
-		}
+	errs := make([]error, len(c.remotes))
+	var wg sync.WaitGroup
+	for i, r := range c.remotes { // in parallel: each may have to reconnect
+		wg.Go(func() { errs[i] = r.refresh(ctx) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return c.collect()
 }

@@ -360,3 +360,30 @@ func (m *thenMute) Connect(ctx context.Context) (sdkmcp.Connection, error) {
 	}
 	return muteTransport{}.Connect(ctx)
 }
+
+// TestRefreshInParallel: servers whose sessions ended are reconnected at the same time, so
+// that several servers that do not answer cost a model request one ConnectTimeout, not one
+// each; their tools stay offered.
+func TestRefreshInParallel(t *testing.T) {
+	var servers []mcp.ServerConfig
+	var procs []*inProcess
+	for i := range 4 {
+		s := newServer()
+		addEcho(s, "echo"+itoa(i))
+		p := newInProcess(t, s)
+		procs = append(procs, p)
+		servers = append(servers, mcp.ServerConfig{Name: "s" + itoa(i), Transport: &thenMute{first: p}, ConnectTimeout: time.Second})
+	}
+	c := connect(t, nil, servers...)
+	for _, p := range procs {
+		p.kill()
+	}
+	start := time.Now()
+	tools, err := c.Tools(context.Background())
+	if d := time.Since(start); d > 2500*time.Millisecond {
+		t.Errorf("Tools took %s with 4 servers of ConnectTimeout 1s not answering", d)
+	}
+	if err != nil || len(tools) != 4 {
+		t.Errorf("Tools: %d tools, %v; want the 4 last listed", len(tools), err)
+	}
+}
