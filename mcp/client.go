@@ -49,8 +49,9 @@ type ServerConfig struct {
 	Env     []string
 	Dir     string
 
-	// URL is the endpoint of a server spoken to over streamable HTTP, with HTTPClient
-	// (nil: http.DefaultClient).
+	// URL is the endpoint of a server spoken to over streamable HTTP, with HTTPClient. Nil
+	// HTTPClient: a client of the Client's own, with http.DefaultTransport's settings, whose
+	// connections Close closes (those of an HTTPClient given here are its owner's to close).
 	URL        string
 	HTTPClient *http.Client
 
@@ -265,10 +266,10 @@ func (c *Client) collect() ([]*tool.Tool, error) {
 var errClosed = errors.New("mcp: the client is closed")
 
 // Close ends every session: it cancels running calls and callbacks, closes the sessions,
-// kills the subprocesses (with anything they started) and waits for every goroutine the
-// Client started. It is idempotent; the calls and Tools after it fail. The error is always
-// nil: a server that exits badly once told to has nothing left to report (the error is
-// there for io.Closer).
+// kills the subprocesses (with anything they started), waits for every goroutine the
+// Client started and closes the idle connections of the HTTP clients it made. It is
+// idempotent; the calls and Tools after it fail. The error is always nil: a server that
+// exits badly once told to has nothing left to report (the error is there for io.Closer).
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		if c.cancel == nil { // Connect refused its arguments
@@ -281,6 +282,11 @@ func (c *Client) Close() error {
 		}
 		wg.Wait()
 		c.wg.Wait()
+		for _, r := range c.remotes {
+			if r.transport != nil {
+				r.transport.CloseIdleConnections()
+			}
+		}
 	})
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	openai "github.com/sashabaranov/go-openai"
+	"go.uber.org/goleak"
 
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/mcp"
@@ -165,5 +166,30 @@ func TestHTTPSessionLostTwice(t *testing.T) {
 	wantContains(t, "the call", res.Content, `mcp: server "web": the call of echo did not reach the server, before and after a reconnection`)
 	if ran.Load() != 0 {
 		t.Errorf("the tool ran %d times", ran.Load())
+	}
+}
+
+// TestHTTPCloseReleasesConnections: with no ServerConfig.HTTPClient, Close leaves no
+// keep-alive connection behind (none in http.DefaultTransport's pool, whose goroutines
+// would outlive the Client until the server or an idle timeout closed them).
+func TestHTTPCloseReleasesConnections(t *testing.T) {
+	s := newServer()
+	addEcho(s, "echo")
+	hs := httptest.NewServer(streamable(s, nil))
+	t.Cleanup(hs.Close)
+	t.Cleanup(func() { closeSessions(s) })
+	before := goleak.IgnoreCurrent()
+	c, err := mcp.Connect(context.Background(), []mcp.ServerConfig{{Name: "web", URL: hs.URL}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := callDirect(t, c, "echo", `{"message":"x"}`); res.Content != "echo: x" {
+		t.Errorf("call: %s %q", res.Kind, res.Content)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := goleak.Find(before); err != nil {
+		t.Errorf("after Close: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os/exec"
 	"strings"
 	"sync"
@@ -38,6 +39,10 @@ type remote struct {
 	stale    atomic.Bool // a notifications/tools/list_changed came since the last list
 	progress sync.Map    // progress token (string) → the context of the call it belongs to
 
+	// transport is the HTTP transport of a URL server given no HTTPClient: the Client's
+	// own, so that Close can close its idle connections. Nil otherwise.
+	transport *http.Transport
+
 	mu     sync.Mutex // guards the fields below; held while (re)connecting and listing
 	sess   *session
 	tools  []*tool.Tool
@@ -62,6 +67,10 @@ func (s *session) ended() bool {
 
 func newRemote(c *Client, srv ServerConfig) *remote {
 	r := &remote{c: c, srv: srv}
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok && srv.URL != "" && srv.HTTPClient == nil {
+		r.transport = dt.Clone()
+		r.srv.HTTPClient = &http.Client{Transport: r.transport}
+	}
 	logger := c.opts.Logger.With("mcp_server", srv.Name)
 	r.log = logger
 	opts := &sdkmcp.ClientOptions{
