@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -241,4 +243,26 @@ func TestLongDescription(t *testing.T) {
 	if got := calls(res); len(got) != 1 || got[0] != "echo: hi" {
 		t.Errorf("calls %q", got)
 	}
+}
+
+// TestStderr: a subprocess that cannot start fails Connect with an error that says what
+// it wrote on stderr, not only that the connection closed; the stderr of a server that
+// runs reaches the Logger, a record a line, naming the server.
+func TestStderr(t *testing.T) {
+	_, err := mcp.Connect(context.Background(), []mcp.ServerConfig{subprocess("github", "complain")}, nil)
+	if err == nil {
+		t.Fatal("Connect: no error")
+	}
+	wantContains(t, "error", err.Error(), `mcp: server "github": connecting`, "Error: GITHUB_TOKEN is not set")
+
+	var buf strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(srvLockedWriter{&mu, &buf}, nil))
+	c := connect(t, &mcp.Options{Logger: logger}, subprocess("chatty", "stdio"))
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	wantContains(t, "log", buf.String(), `level=INFO msg="mcp: the server wrote on stderr" mcp_server=chatty line="test server running on stdio"`)
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -51,9 +53,10 @@ type remote struct {
 
 // session is one connection to the server.
 type session struct {
-	cs   *sdkmcp.ClientSession
-	cmd  *exec.Cmd     // the subprocess of a Command server
-	done chan struct{} // closed when the session ended
+	cs     *sdkmcp.ClientSession
+	cmd    *exec.Cmd     // the subprocess of a Command server
+	stderr *stderrLog    // and its stderr
+	done   chan struct{} // closed when the session ended
 }
 
 func (s *session) ended() bool {
@@ -179,6 +182,10 @@ func (r *remote) dial(ctx context.Context) (*session, error) {
 		s.cmd = exec.Command(r.srv.Command, r.srv.Args...)
 		s.cmd.Env, s.cmd.Dir = r.srv.Env, r.srv.Dir
 		setProcessGroup(s.cmd)
+		var err error
+		if s.stderr, err = r.readStderr(s.cmd); err != nil {
+			return nil, err
+		}
 		t = trackedTransport{&sdkmcp.CommandTransport{Command: s.cmd, TerminateDuration: terminateDuration}}
 	case r.srv.URL != "":
 		t = &sdkmcp.StreamableClientTransport{Endpoint: r.srv.URL, HTTPClient: trackedHTTPClient(r.srv.HTTPClient)}
@@ -186,8 +193,12 @@ func (r *remote) dial(ctx context.Context) (*session, error) {
 		t = track(r.srv.Transport)
 	}
 	cs, err := r.sdk.Connect(ctx, t, nil)
+	s.stderr.started()
 	if err != nil {
 		killGroup(s.cmd)
+		if said := s.stderr.end(); said != "" {
+			err = fmt.Errorf("%w; the server wrote on stderr:\n%s", err, said)
+		}
 		return nil, err
 	}
 	s.cs = cs
@@ -216,6 +227,92 @@ func track(t sdkmcp.Transport) sdkmcp.Transport {
 func (c *Client) closeSession(s *session) {
 	_ = s.cs.Close()
 	killGroup(s.cmd)
+	s.stderr.end()
+}
+
+// stderrTail is how much of the end of a server's stderr a failed connection reports, and
+// how long a line of it may be in a log record.
+const stderrTail = 2 << 10
+
+// stderrLog reads the stderr of a Command server's process, where MCP servers write their
+// logs and say why they cannot start: each line becomes an Info record of the Logger, and
+// the last stderrTail bytes are kept for the error of a connection that failed. Its nil
+// value (a server that is not a Command) does nothing.
+type stderrLog struct {
+	pr, pw *os.File      // the pipe; the process writes on pw
+	done   chan struct{} // closed when reading ended
+	mu     sync.Mutex
+	tail   []byte
+}
+
+// readStderr makes cmd write its stderr on a pipe read by a goroutine of the Client. The
+// process gets the pipe's file itself (not a copying goroutine of exec's, which cmd.Wait
+// would wait for while a grandchild holds the pipe).
+func (r *remote) readStderr(cmd *exec.Cmd) (*stderrLog, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: server %q: a pipe for its stderr: %w", r.srv.Name, err)
+	}
+	cmd.Stderr = pw
+	l := &stderrLog{pr: pr, pw: pw, done: make(chan struct{})}
+	r.c.wg.Go(func() { l.read(r.log) })
+	return l, nil
+}
+
+func (l *stderrLog) read(log *slog.Logger) {
+	defer close(l.done)
+	buf := make([]byte, 4096)
+	var line []byte
+	emit := func(b []byte) {
+		if b = bytes.TrimRight(b, "\r"); len(b) > 0 {
+			log.Info("mcp: the server wrote on stderr", "line", strings.ToValidUTF8(string(b), "\uFFFD"))
+		}
+	}
+	for {
+		n, err := l.pr.Read(buf)
+		l.mu.Lock()
+		l.tail = append(l.tail, buf[:n]...)
+		l.tail = l.tail[max(0, len(l.tail)-stderrTail):]
+		l.mu.Unlock()
+		line = append(line, buf[:n]...)
+		for i := bytes.IndexByte(line, '\n'); i >= 0; i = bytes.IndexByte(line, '\n') {
+			emit(line[:i])
+			line = line[i+1:]
+		}
+		if len(line) > stderrTail {
+			emit(line)
+			line = nil
+		}
+		if err != nil { // EOF: the process and all it started are gone; or end closed pr
+			emit(line)
+			return
+		}
+	}
+}
+
+// started closes this process's copy of the pipe's write end, once the process has it.
+func (l *stderrLog) started() {
+	if l != nil {
+		_ = l.pw.Close()
+	}
+}
+
+// end stops reading, once the process group was killed: what is left in the pipe is read
+// first, for a little while (a process that escaped the group may hold the pipe), and end
+// returns the tail of what the process wrote.
+func (l *stderrLog) end() string {
+	if l == nil {
+		return ""
+	}
+	select {
+	case <-l.done:
+	case <-time.After(time.Second):
+	}
+	_ = l.pr.Close()
+	<-l.done
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.ToValidUTF8(string(bytes.TrimSpace(l.tail)), "\uFFFD")
 }
 
 // listLocked lists the server's tools and rebuilds the cached ones.
