@@ -114,7 +114,8 @@ type Options struct {
 
 // A Client holds sessions with MCP servers and offers their tools as *tool.Tool values: it
 // is an agentkit.Toolset, for agentkit.Options.Toolsets. Build one with [Connect]; it is
-// safe for concurrent use; [Client.Close] releases it.
+// safe for concurrent use; [Client.Close] releases it. The zero Client has no servers: no
+// tools, and nothing to close.
 type Client struct {
 	opts    Options
 	remotes []*remote
@@ -234,6 +235,9 @@ func withDefaults(s ServerConfig) ServerConfig {
 // schema), or with a tool whose name another server's tool has. A tool's description is
 // sent with every model request: one longer than 16 KiB is cut there, and says so.
 func (c *Client) Tools(ctx context.Context) ([]*tool.Tool, error) {
+	if c.ctx == nil { // the zero Client
+		return nil, nil
+	}
 	if c.ctx.Err() != nil {
 		return nil, errClosed
 	}
@@ -275,7 +279,7 @@ var errClosed = errors.New("mcp: the client is closed")
 // exits badly once told to has nothing left to report (the error is there for io.Closer).
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
-		if c.cancel == nil { // Connect refused its arguments
+		if c.cancel == nil { // the zero Client
 			return
 		}
 		c.cancel()

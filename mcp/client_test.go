@@ -284,3 +284,15 @@ func TestConcurrentRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroClient: the zero Client is a Toolset without tools, and Close does nothing.
+func TestZeroClient(t *testing.T) {
+	var c mcp.Client
+	tools, err := c.Tools(context.Background())
+	if len(tools) != 0 || err != nil {
+		t.Errorf("Tools = %v, %v; want none, nil", tools, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+}
