@@ -57,7 +57,8 @@ type ServerConfig struct {
 	URL        string
 	HTTPClient *http.Client
 
-	// Transport reaches the server any other way (sdkmcp.NewInMemoryTransports in tests).
+	// Transport reaches the server any other way: an *sdkmcp.SSEClientTransport for a
+	// server on the older HTTP+SSE transport, sdkmcp.NewInMemoryTransports in tests.
 	// Reconnecting calls its Connect again: a transport that connects only once cannot
 	// reconnect, and a lost session then fails clearly.
 	Transport sdkmcp.Transport

@@ -193,3 +193,39 @@ func TestHTTPCloseReleasesConnections(t *testing.T) {
 		t.Errorf("after Close: %v", err)
 	}
 }
+
+// TestSSE: the older HTTP+SSE transport, given as ServerConfig.Transport, carries calls
+// after the session's initialization (its event stream outlives the dial); a call whose
+// stream is cut while the tool runs reached the server and is never sent again.
+func TestSSE(t *testing.T) {
+	s := newServer()
+	addEcho(s, "echo")
+	var ran atomic.Int32
+	var hs *httptest.Server
+	release := make(chan struct{})
+	addRaw(s, &sdkmcp.Tool{Name: "cut", Description: "Cuts its own connection."},
+		func(ctx context.Context, req *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
+			ran.Add(1)
+			hs.CloseClientConnections()
+			select {
+			case <-ctx.Done():
+			case <-release:
+			}
+			return nil, errors.New("cut")
+		})
+	hs = httptest.NewServer(sdkmcp.NewSSEHandler(func(*http.Request) *sdkmcp.Server { return s }, nil))
+	t.Cleanup(hs.Close)
+	t.Cleanup(func() { closeSessions(s) })
+	hc := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hc.CloseIdleConnections)
+	c := connect(t, nil, mcp.ServerConfig{Name: "sse", Transport: &sdkmcp.SSEClientTransport{Endpoint: hs.URL, HTTPClient: hc}, CallTimeout: 2 * time.Second})
+	t.Cleanup(func() { close(release) })
+	if res := callDirect(t, c, "echo", `{"message":"over SSE"}`); res.Content != "echo: over SSE" {
+		t.Errorf("echo: %s %q", res.Kind, res.Content)
+	}
+	res := callDirect(t, c, "cut", `{}`)
+	wantContains(t, "the cut call", res.Content, `mcp: server "sse": the call of cut failed, and may have run`)
+	if !res.Failed() || ran.Load() != 1 {
+		t.Errorf("the cut call: %s %q, ran %d times; want a failure, once", res.Kind, res.Content, ran.Load())
+	}
+}

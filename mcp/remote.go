@@ -209,20 +209,6 @@ func (r *remote) dial(ctx context.Context) (*session, error) {
 	return s, nil
 }
 
-// track returns t with its deliveries tracked (see delivery). The go-sdk's HTTP transports
-// must not be wrapped; a streamable one is copied with a tracked HTTP client.
-func track(t sdkmcp.Transport) sdkmcp.Transport {
-	switch t := t.(type) {
-	case *sdkmcp.StreamableClientTransport:
-		cp := *t
-		cp.HTTPClient = trackedHTTPClient(t.HTTPClient)
-		return &cp
-	case *sdkmcp.SSEClientTransport:
-		return t // untracked: every call counts as delivered
-	}
-	return trackedTransport{t}
-}
-
 // closeSession closes s and kills what is left of its subprocess.
 func (c *Client) closeSession(s *session) {
 	_ = s.cs.Close()
