@@ -58,7 +58,9 @@ type ServerConfig struct {
 	HTTPClient *http.Client
 
 	// Transport reaches the server any other way: an *sdkmcp.SSEClientTransport for a
-	// server on the older HTTP+SSE transport, sdkmcp.NewInMemoryTransports in tests.
+	// server on the older HTTP+SSE transport, sdkmcp.NewInMemoryTransports in tests. The
+	// context its Connect gets ends once the session is initialized: a connection must not
+	// depend on it afterwards (the SSE transport's does, and is given one that lasts).
 	// Reconnecting calls its Connect again: a transport that connects only once cannot
 	// reconnect, and a lost session then fails clearly.
 	Transport sdkmcp.Transport
@@ -248,6 +250,9 @@ func (c *Client) Tools(ctx context.Context) ([]*tool.Tool, error) {
 		wg.Go(func() { errs[i] = r.refresh(ctx) })
 	}
 	wg.Wait()
+	if c.ctx.Err() != nil {
+		return nil, errClosed
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
