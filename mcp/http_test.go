@@ -23,10 +23,8 @@ import (
 // swappable is an HTTP server whose handler a test replaces, as a restart of the server
 // behind a URL does: the new handler knows none of the old sessions.
 type swappable struct {
-	h        atomic.Pointer[http.Handler]
-	statuses []int
-	srv      *httptest.Server
-	calls    atomic.Int32 // tools/call POSTs that reached a handler
+	h   atomic.Pointer[http.Handler]
+	srv *httptest.Server
 }
 
 func newSwappable(t *testing.T, h http.Handler) *swappable {
