@@ -266,3 +266,23 @@ func TestStderr(t *testing.T) {
 	defer mu.Unlock()
 	wantContains(t, "log", buf.String(), `level=INFO msg="mcp: the server wrote on stderr" mcp_server=chatty line="test server running on stdio"`)
 }
+
+// TestListRepeatsCursor: a server whose tool list gives the same cursor again (an endless
+// list of empty pages) fails Connect at once, naming it, rather than at its ConnectTimeout.
+func TestListRepeatsCursor(t *testing.T) {
+	srv := rawServer{answer: func(method string, _ json.RawMessage) string {
+		if method == "tools/list" {
+			return `{"tools":[],"nextCursor":"again"}`
+		}
+		return `{}`
+	}}
+	start := time.Now()
+	_, err := mcp.Connect(context.Background(), []mcp.ServerConfig{{Name: "loop", Transport: srv, ConnectTimeout: 10 * time.Second}}, nil)
+	if err == nil {
+		t.Fatal("Connect: no error")
+	}
+	wantContains(t, "error", err.Error(), `mcp: server "loop"`, `cursor "again"`)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Connect took %s", d)
+	}
+}

@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -270,3 +271,47 @@ func (h *listChangeHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 }
 
 func (h *listChangeHandler) WithGroup(string) slog.Handler { return h }
+
+// rawServer is a Transport to a fake server that speaks JSON-RPC by hand, one line a
+// message, to send what no SDK would: it answers initialize (and declines server/discover),
+// and each other request with the result JSON answer returns for its method ("" sends
+// nothing).
+type rawServer struct {
+	answer func(method string, params json.RawMessage) string
+}
+
+func (s rawServer) Connect(ctx context.Context) (sdkmcp.Connection, error) {
+	c1, c2 := net.Pipe()
+	go func() {
+		defer c2.Close()
+		lines := bufio.NewScanner(c2)
+		lines.Buffer(nil, 1<<20)
+		for lines.Scan() {
+			var msg struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			}
+			if json.Unmarshal(lines.Bytes(), &msg) != nil || msg.ID == nil {
+				continue
+			}
+			var reply string
+			switch msg.Method {
+			case "server/discover":
+				reply = `"error":{"code":-32601,"message":"method not found"}`
+			case "initialize":
+				reply = `"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"0"}}`
+			default:
+				res := s.answer(msg.Method, msg.Params)
+				if res == "" {
+					continue
+				}
+				reply = `"result":` + res
+			}
+			if _, err := fmt.Fprintf(c2, `{"jsonrpc":"2.0","id":%s,%s}`+"\n", msg.ID, reply); err != nil {
+				return
+			}
+		}
+	}()
+	return (&sdkmcp.IOTransport{Reader: c1, Writer: c1}).Connect(ctx)
+}

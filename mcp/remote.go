@@ -306,6 +306,7 @@ func (r *remote) listLocked(ctx context.Context) error {
 	r.stale.Store(false) // before listing: a change announced during the list is seen next time
 	var list []*sdkmcp.Tool
 	params := &sdkmcp.ListToolsParams{}
+	cursors := map[string]bool{}
 	for { // page by page, stopping at the first page past MaxTools: a list is bounded
 		page, err := r.sess.cs.ListTools(ctx, params)
 		if err != nil {
@@ -324,6 +325,11 @@ func (r *remote) listLocked(ctx context.Context) error {
 		if page.NextCursor == "" {
 			break
 		}
+		if cursors[page.NextCursor] { // the list would never end
+			r.stale.Store(true)
+			return fmt.Errorf("mcp: server %q: its tool list gives the cursor %q a second time", r.srv.Name, page.NextCursor)
+		}
+		cursors[page.NextCursor] = true
 		params = &sdkmcp.ListToolsParams{Cursor: page.NextCursor}
 	}
 	tools, err := r.build(list)
