@@ -231,11 +231,13 @@ func withDefaults(s ServerConfig) ServerConfig {
 // notifications/tools/list_changed since the last call is listed again, and a server whose
 // session ended is reconnected (one try) and listed again — so that changes reach the
 // model at its next request, never in the middle of a turn. The servers are refreshed in
-// parallel, each within its ConnectTimeout. A server that cannot be reached keeps its last
-// tools (logged as a warning): the run goes on, and each call of them tries one
-// reconnection and fails saying why. Tools fails, naming the server, when a server
-// answers the list with an error, or with tools the client refuses (too many, a bad
-// schema), or with a tool whose name another server's tool has. A tool's description is
+// parallel, each within its ConnectTimeout. A server that cannot be reached, or does not
+// answer its list (an error answer, a timeout, a cut connection), keeps its last tools
+// (logged as a warning): the run goes on, the server is tried again at the next request,
+// and each call of its tools that finds no session tries one reconnection and fails saying
+// why. Tools fails (which ends an agent's run), naming the server, when a server answers
+// the list with tools the client refuses (too many, a bad schema, two names made one), or
+// with a tool whose name another server's tool has. A tool's description is
 // sent with every model request: one longer than 16 KiB is cut there, and says so.
 func (c *Client) Tools(ctx context.Context) ([]*tool.Tool, error) {
 	if c.ctx == nil { // the zero Client

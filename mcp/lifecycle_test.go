@@ -389,3 +389,41 @@ func TestRefreshInParallel(t *testing.T) {
 		t.Errorf("Tools: %d tools, %v; want the 4 last listed", len(tools), err)
 	}
 }
+
+// TestRefreshListFails: a server whose list fails after its notifications/tools/list_changed
+// (an error answer, a timeout, a session cut as it restarts) keeps its last tools, logged,
+// so that the run goes on; it is listed again at the next request.
+func TestRefreshListFails(t *testing.T) {
+	s := newServer()
+	addEcho(s, "a")
+	var lists atomic.Int32
+	s.AddReceivingMiddleware(func(next sdkmcp.MethodHandler) sdkmcp.MethodHandler {
+		return func(ctx context.Context, method string, req sdkmcp.Request) (sdkmcp.Result, error) {
+			if method == "tools/list" && lists.Add(1) == 2 { // the first list after the change
+				return nil, errors.New("the database is restarting")
+			}
+			return next(ctx, method, req)
+		}
+	})
+	logger, changed := listChanges()
+	c := connect(t, &mcp.Options{Logger: logger}, mcp.ServerConfig{Name: "flaky", Transport: newInProcess(t, s)})
+	addEcho(s, "b")
+	<-changed
+	names := func() []string {
+		tools, err := c.Tools(context.Background())
+		if err != nil {
+			t.Fatalf("Tools: %v", err)
+		}
+		var out []string
+		for _, tl := range tools {
+			out = append(out, tl.Name())
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{"a"}, names()); diff != "" {
+		t.Errorf("tools while the list fails (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, names()); diff != "" {
+		t.Errorf("tools at the next request (-want +got):\n%s", diff)
+	}
+}

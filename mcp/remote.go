@@ -146,7 +146,7 @@ func (r *remote) connectLocked(ctx context.Context) error {
 	defer cancelTimeout()
 	s, err := r.dial(ctx)
 	if err != nil {
-		return &unreachableError{r.connectError(ctx, "connecting", err)}
+		return &unansweredError{r.connectError(ctx, "connecting", err)}
 	}
 	r.sess = s
 	if err := r.listLocked(ctx); err != nil {
@@ -157,11 +157,12 @@ func (r *remote) connectLocked(ctx context.Context) error {
 	return nil
 }
 
-// unreachableError is the error of a connection that could not be opened (as opposed to a
-// server that answered with tools the client refuses).
-type unreachableError struct{ error }
+// unansweredError is the error of a connection that could not be opened, or of a list the
+// server did not answer (an error answer, a timeout, a cut connection), as opposed to a
+// server that answered with tools the client refuses.
+type unansweredError struct{ error }
 
-func (e *unreachableError) Unwrap() error { return e.error }
+func (e *unansweredError) Unwrap() error { return e.error }
 
 func (r *remote) connectError(ctx context.Context, doing string, err error) error {
 	if r.c.ctx.Err() != nil {
@@ -311,7 +312,7 @@ func (r *remote) listLocked(ctx context.Context) error {
 		page, err := r.sess.cs.ListTools(ctx, params)
 		if err != nil {
 			r.stale.Store(true) // list again next time
-			return r.connectError(ctx, "listing the tools", err)
+			return &unansweredError{r.connectError(ctx, "listing the tools", err)}
 		}
 		list = append(list, page.Tools...)
 		if len(list) > r.srv.MaxTools {
@@ -466,30 +467,31 @@ func (r *remote) cached() []*tool.Tool {
 }
 
 // refresh lists the tools again when the server announced a change, and reconnects first
-// when the session ended. A server that cannot be reached keeps its last tools: the run
-// goes on, and each call of them tries one reconnection and, failing, says why.
+// when the session ended. A server that cannot be reached, or does not answer the list,
+// keeps its last tools: the run goes on, the list is tried again at the next request, and
+// each call of them that finds no session tries one reconnection and, failing, says why.
 func (r *remote) refresh(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var err error
 	switch {
 	case r.closed:
 		return errClosed
 	case r.sess == nil || r.sess.ended():
-		err := r.connectLocked(ctx)
-		var down *unreachableError
-		if errors.As(err, &down) && r.c.ctx.Err() == nil {
-			r.log.Warn("mcp: the server cannot be reached; its tools stay offered, their calls will fail", "error", err)
-			return nil
-		}
-		return err
+		err = r.connectLocked(ctx)
 	case r.stale.Load():
 		ctx, cancel := r.c.bound(ctx) // Close must not wait for a server that never answers
 		defer cancel()
 		ctx, cancelTimeout := context.WithTimeout(ctx, r.srv.ConnectTimeout)
 		defer cancelTimeout()
-		return r.listLocked(ctx)
+		err = r.listLocked(ctx)
 	}
-	return nil
+	var down *unansweredError
+	if errors.As(err, &down) && r.c.ctx.Err() == nil {
+		r.log.Warn("mcp: the server cannot be reached or did not answer its tool list; its last tools stay offered", "error", err)
+		return nil
+	}
+	return err
 }
 
 // live returns the current session, reconnecting once when it ended (or when old, a
