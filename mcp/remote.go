@@ -424,8 +424,7 @@ func description(server string, t *sdkmcp.Tool) string {
 		for n > 0 && !utf8.RuneStart(t.Description[n]) { // not in the middle of a character
 			n--
 		}
-		cut := t.Description[:n]
-		return fmt.Sprintf("%s\n[This description was cut at %d of its %d bytes.]", cut, maxDescription, len(t.Description))
+		return fmt.Sprintf("%s\n[This description was cut at %d of its %d bytes.]", t.Description[:n], n, len(t.Description))
 	case strings.TrimSpace(t.Description) != "":
 		return t.Description
 	case t.Title != "":
