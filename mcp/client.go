@@ -43,9 +43,10 @@ type ServerConfig struct {
 	// It is looked up in PATH as exec.Command does; each (re)connection starts a fresh
 	// process, in a process group of its own that Close kills whole (and, on Linux, that
 	// the kernel kills if this process dies first). Env is its environment (nil: this
-	// process's, as exec.Cmd), Dir its working directory (empty: this process's). Its
-	// stderr goes to Options.Logger, a record a line; the error of a connection that failed
-	// ends with the last 2 KiB of it (where a server says why it cannot start).
+	// process's, as exec.Cmd), Dir its working directory (empty: this process's). On unix
+	// its stderr goes to Options.Logger, a record a line, and the error of a connection
+	// that failed ends with the last 2 KiB of it (where a server says why it cannot start);
+	// elsewhere it is discarded.
 	Command string
 	Args    []string
 	Env     []string
@@ -108,10 +109,10 @@ type Options struct {
 	// order the model emitted them.
 	Sequential func(server string, a tool.Annotations) bool
 	// Logger receives the client's logs and the go-sdk's, each with the server's name as
-	// the attribute mcp_server: an Info for each line a Command server writes on stderr; a
-	// Warn for a server that cannot be reached, a call sent again after a reconnection, a
-	// tool description cut (see Client.Tools); a Debug for each
-	// notifications/tools/list_changed. Nil discards them.
+	// the attribute mcp_server: an Info for each line a Command server writes on stderr (on
+	// unix); a Warn for a server that cannot be reached or does not answer its tool list, a
+	// call sent again after a reconnection, a tool description cut (see Client.Tools); a
+	// Debug for each notifications/tools/list_changed. Nil discards them.
 	Logger *slog.Logger
 }
 

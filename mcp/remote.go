@@ -236,6 +236,9 @@ type stderrLog struct {
 // process gets the pipe's file itself (not a copying goroutine of exec's, which cmd.Wait
 // would wait for while a grandchild holds the pipe).
 func (r *remote) readStderr(cmd *exec.Cmd) (*stderrLog, error) {
+	if !readsStderr {
+		return nil, nil
+	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("mcp: server %q: a pipe for its stderr: %w", r.srv.Name, err)
