@@ -427,3 +427,23 @@ func TestRefreshListFails(t *testing.T) {
 		t.Errorf("tools at the next request (-want +got):\n%s", diff)
 	}
 }
+
+// TestCallRefused: a call the server answers with a JSON-RPC error that refuses it (an
+// unknown tool, invalid params) is a result the model reads, saying the server refused
+// it — not that the tool may have run.
+func TestCallRefused(t *testing.T) {
+	s := newServer()
+	addEcho(s, "echo")
+	addEcho(s, "gone")
+	c := connect(t, nil, mcp.ServerConfig{Name: "s", Transport: newInProcess(t, s)})
+	gone := toolNamed(t, c, "gone")
+	s.RemoveTools("gone") // the turn's list still has it
+	res := gone.Handle(context.Background(), tool.Call{Name: "gone", Arguments: `{"message":"x"}`})
+	if res.Kind != tool.KindToolError {
+		t.Errorf("Kind %s", res.Kind)
+	}
+	wantContains(t, "content", res.Content, `mcp: server "s" refused the call of gone`, `unknown tool "gone"`)
+	if strings.Contains(res.Content, "may have run") {
+		t.Errorf("content %q says the tool may have run", res.Content)
+	}
+}
