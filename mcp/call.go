@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,10 +23,12 @@ func (r *remote) call(ctx context.Context, name string, outputSchema, args json.
 	var lost *session
 	for attempt := 0; ; attempt++ {
 		s, err := r.live(ctx, lost)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, errClosed) {
-				return nil, r.callError(ctx, name, err)
-			}
+		switch {
+		case err != nil && (errors.Is(err, errClosed) || r.c.ctx.Err() != nil):
+			return nil, r.callError(ctx, name, err)
+		case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return nil, fmt.Errorf("mcp: server %q: the call of %s was not sent: its session was lost, and reconnecting did not finish before the call's deadline (CallTimeout %s): %w", r.srv.Name, name, r.srv.CallTimeout, context.DeadlineExceeded)
+		case err != nil:
 			return nil, err // the call was not sent: the error says why
 		}
 		d := &delivery{}
@@ -58,7 +61,10 @@ func (r *remote) send(ctx context.Context, s *session, name string, args json.Ra
 
 // callError is the error of a call that failed without an answer from the tool.
 func (r *remote) callError(ctx context.Context, name string, err error) error {
+	var rpc *jsonrpc.Error
 	switch {
+	case errors.As(err, &rpc) && refuses(rpc.Code):
+		return fmt.Errorf("mcp: server %q refused the call of %s: %s (JSON-RPC error %d)", r.srv.Name, name, rpc.Message, rpc.Code)
 	case errors.Is(err, errClosed) || r.c.ctx.Err() != nil:
 		return fmt.Errorf("mcp: server %q: the client was closed during the call of %s", r.srv.Name, name)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -67,4 +73,14 @@ func (r *remote) callError(ctx context.Context, name string, err error) error {
 		return err
 	}
 	return fmt.Errorf("mcp: server %q: the call of %s failed, and may have run: %w", r.srv.Name, name, err)
+}
+
+// refuses reports whether a JSON-RPC error code says the server refused a request rather
+// than failed running it: an unknown tool, invalid params, a request it could not read.
+func refuses(code int64) bool {
+	switch code {
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams:
+		return true
+	}
+	return false
 }

@@ -43,25 +43,37 @@ type ServerConfig struct {
 	// It is looked up in PATH as exec.Command does; each (re)connection starts a fresh
 	// process, in a process group of its own that Close kills whole (and, on Linux, that
 	// the kernel kills if this process dies first). Env is its environment (nil: this
-	// process's, as exec.Cmd), Dir its working directory (empty: this process's).
+	// process's, as exec.Cmd), Dir its working directory (empty: this process's). On unix
+	// its stderr goes to Options.Logger, a record a line, and the error of a connection
+	// that failed ends with the last 2 KiB of it (where a server says why it cannot start);
+	// elsewhere it is discarded.
 	Command string
 	Args    []string
 	Env     []string
 	Dir     string
 
-	// URL is the endpoint of a server spoken to over streamable HTTP, with HTTPClient
-	// (nil: http.DefaultClient).
+	// URL is the endpoint of a server spoken to over streamable HTTP, with HTTPClient. Nil
+	// HTTPClient: a client of the Client's own, with http.DefaultTransport's settings, whose
+	// connections Close closes (those of an HTTPClient given here are its owner's to close).
 	URL        string
 	HTTPClient *http.Client
 
-	// Transport reaches the server any other way (sdkmcp.NewInMemoryTransports in tests).
+	// Transport reaches the server any other way: an *sdkmcp.SSEClientTransport for a
+	// server on the older HTTP+SSE transport, sdkmcp.NewInMemoryTransports in tests. The
+	// context its Connect gets ends once the session is initialized: a connection must not
+	// depend on it afterwards (the SSE transport's does, and is given one that lasts).
 	// Reconnecting calls its Connect again: a transport that connects only once cannot
 	// reconnect, and a lost session then fails clearly.
 	Transport sdkmcp.Transport
 
 	// Prefix is prepended to the name of each of the server's tools ("fs_" gives
-	// "fs_read_file"), so that two servers with a tool of the same name can coexist. The
-	// prefixed name must still match ^[a-zA-Z0-9_-]{1,64}$.
+	// "fs_read_file"), so that two servers with a tool of the same name can coexist. It
+	// matches ^[a-zA-Z0-9_-]{0,32}$. The model calls each tool by a name providers accept
+	// (^[a-zA-Z0-9_-]{1,64}$): in the prefixed name, each other character (a dot, which MCP
+	// allows, a space, a letter of another script) becomes an underscore, and a name longer
+	// than 64 bytes is cut to 55, followed by "_" and 8 hex digits of a hash of the whole.
+	// The server is called by its own name, which Result.Tool holds. Two tools of one server
+	// whose names become the same fail Connect (or the refresh), naming both.
 	Prefix string
 	// CallTimeout bounds each tool call; zero means DefaultCallTimeout. A call past it
 	// gets a tool.KindTimeout result the model reads, and the run goes on.
@@ -96,14 +108,18 @@ type Options struct {
 	// not marked read-only: the calls of one turn to tools that change the world run in the
 	// order the model emitted them.
 	Sequential func(server string, a tool.Annotations) bool
-	// Logger receives the client's logs and the go-sdk's, each with the server's name. Nil
-	// discards them.
+	// Logger receives the client's logs and the go-sdk's, each with the server's name as
+	// the attribute mcp_server: an Info for each line a Command server writes on stderr (on
+	// unix); a Warn for a server that cannot be reached or does not answer its tool list, a
+	// call sent again after a reconnection, a tool description cut (see Client.Tools); a
+	// Debug for each notifications/tools/list_changed. Nil discards them.
 	Logger *slog.Logger
 }
 
 // A Client holds sessions with MCP servers and offers their tools as *tool.Tool values: it
 // is an agentkit.Toolset, for agentkit.Options.Toolsets. Build one with [Connect]; it is
-// safe for concurrent use; [Client.Close] releases it.
+// safe for concurrent use; [Client.Close] releases it. The zero Client has no servers: no
+// tools, and nothing to close.
 type Client struct {
 	opts    Options
 	remotes []*remote
@@ -118,14 +134,19 @@ type Client struct {
 
 var _ agentkit.Toolset = (*Client)(nil)
 
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// namePattern is what providers accept as a function name, and what a ServerConfig's Name
+// must be; prefixPattern is what its Prefix must be, so that some of each name follows it.
+var (
+	namePattern   = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	prefixPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{0,32}$`)
+)
 
 // Connect connects to every server (in parallel), initializes each session and lists each
 // server's tools. On any failure it closes what it opened and returns an error naming the
 // server: a bad ServerConfig, a server that cannot be started or reached, a failed handshake, a
 // server answering something other than JSON-RPC, too many tools (ServerConfig.MaxTools), a tool
-// tool.Raw refuses (a bad or oversized schema, a bad name), two servers with a tool of the
-// same name. opts may be nil.
+// tool.Raw refuses (a bad or oversized schema), two tools of one server whose names become
+// the same (see ServerConfig.Prefix), two servers with a tool of the same name. opts may be nil.
 func Connect(ctx context.Context, servers []ServerConfig, opts *Options) (*Client, error) {
 	c := &Client{}
 	if opts != nil {
@@ -181,6 +202,9 @@ func checkServers(servers []ServerConfig) error {
 		if n != 1 {
 			return fmt.Errorf("mcp: server %q: set exactly one of Command, URL and Transport", s.Name)
 		}
+		if !prefixPattern.MatchString(s.Prefix) {
+			return fmt.Errorf("mcp: server %q: Prefix %q must match %s", s.Name, s.Prefix, prefixPattern)
+		}
 		if s.CallTimeout < 0 || s.ConnectTimeout < 0 || s.MaxTools < 0 {
 			return fmt.Errorf("mcp: server %q: negative CallTimeout, ConnectTimeout or MaxTools", s.Name)
 		}
@@ -206,20 +230,34 @@ func withDefaults(s ServerConfig) ServerConfig {
 // Tools implements agentkit.Toolset: the tools of every server, in the order of the
 // servers given to Connect. The list is cached; a server that sent
 // notifications/tools/list_changed since the last call is listed again, and a server whose
-// session ended is reconnected (one try) and listed again — so that changes reach the model
-// at its next request, never in the middle of a turn. A server that cannot be reached keeps
-// its last tools (logged as a warning): the run goes on, and each call of them tries one
-// reconnection and fails saying why. Tools fails, naming the server, when a server
-// answers the list with an error, or with tools the client refuses (too many, a bad
-// schema), or with a tool whose name another server's tool has.
+// session ended is reconnected (one try) and listed again — so that changes reach the
+// model at its next request, never in the middle of a turn. The servers are refreshed in
+// parallel, each within its ConnectTimeout. A server that cannot be reached, or does not
+// answer its list (an error answer, a timeout, a cut connection), keeps its last tools
+// (logged as a warning): the run goes on, the server is tried again at the next request,
+// and each call of its tools that finds no session tries one reconnection and fails saying
+// why. Tools fails (which ends an agent's run), naming the server, when a server answers
+// the list with tools the client refuses (too many, a bad schema, two names made one), or
+// with a tool whose name another server's tool has. A tool's description is
+// sent with every model request: one longer than 16 KiB is cut there, and says so.
 func (c *Client) Tools(ctx context.Context) ([]*tool.Tool, error) {
+	if c.ctx == nil { // the zero Client
+		return nil, nil
+	}
 	if c.ctx.Err() != nil {
 		return nil, errClosed
 	}
-	for _, r := range c.remotes {
-		if err := r.refresh(ctx); err != nil {
-			return nil, err
-		}
+	errs := make([]error, len(c.remotes))
+	var wg sync.WaitGroup
+	for i, r := range c.remotes { // in parallel: each may have to reconnect
+		wg.Go(func() { errs[i] = r.refresh(ctx) })
+	}
+	wg.Wait()
+	if c.ctx.Err() != nil {
+		return nil, errClosed
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return c.collect()
 }
@@ -244,13 +282,13 @@ func (c *Client) collect() ([]*tool.Tool, error) {
 var errClosed = errors.New("mcp: the client is closed")
 
 // Close ends every session: it cancels running calls and callbacks, closes the sessions,
-// kills the subprocesses (with anything they started) and waits for every goroutine the
-// Client started. It is idempotent; the calls and Tools after it fail. The error is always
-// nil: a server that exits badly once told to has nothing left to report (the error is
-// there for io.Closer).
+// kills the subprocesses (with anything they started), waits for every goroutine the
+// Client started and closes the idle connections of the HTTP clients it made. It is
+// idempotent; the calls and Tools after it fail. The error is always nil: a server that
+// exits badly once told to has nothing left to report (the error is there for io.Closer).
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
-		if c.cancel == nil { // Connect refused its arguments
+		if c.cancel == nil { // the zero Client
 			return
 		}
 		c.cancel()
@@ -260,6 +298,11 @@ func (c *Client) Close() error {
 		}
 		wg.Wait()
 		c.wg.Wait()
+		for _, r := range c.remotes {
+			if r.transport != nil {
+				r.transport.CloseIdleConnections()
+			}
+		}
 	})
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -130,6 +131,77 @@ func TestPrefixAndCollisions(t *testing.T) {
 	}
 }
 
+// TestToolNames: MCP names that providers refuse (a dot, which MCP allows; a space; other
+// scripts; more than 64 bytes, alone or with the Prefix) are offered to the model under a
+// name providers accept — each other character an underscore, a name too long cut with a
+// hash of the whole — and called on the server by their own names.
+func TestToolNames(t *testing.T) {
+	long := strings.Repeat("x", 70)
+	hashed := regexp.MustCompile(`^[a-zA-Z0-9_-]{55}_[0-9a-f]{8}$`)
+	tests := []struct {
+		name, prefix, server string
+		want                 string // the name the model calls; with hashed, its first 56 bytes
+	}{
+		{"dot", "", "files.read", "files_read"},
+		{"space and slash", "", "get weather/now", "get_weather_now"},
+		{"other scripts", "", "天气", "__"},
+		{"valid", "", "read_file-2", "read_file-2"},
+		{"64 bytes", "", strings.Repeat("y", 64), strings.Repeat("y", 64)},
+		{"too long", "", long, strings.Repeat("x", 55) + "_"},
+		{"too long with the prefix", "fs_", strings.Repeat("z", 62), "fs_" + strings.Repeat("z", 52) + "_"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer()
+			var called string
+			addRaw(s, &sdkmcp.Tool{Name: tt.server, Description: "Says its name."},
+				func(_ context.Context, req *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
+					called = req.Params.Name
+					return text("ok"), nil
+				})
+			c := connect(t, nil, mcp.ServerConfig{Name: "s", Prefix: tt.prefix, Transport: newInProcess(t, s)})
+			tools, err := c.Tools(context.Background())
+			if err != nil || len(tools) != 1 {
+				t.Fatalf("Tools: %v, %v", tools, err)
+			}
+			got := tools[0].Name()
+			if len(tt.want) == 56 {
+				if !strings.HasPrefix(got, tt.want) || !hashed.MatchString(got) {
+					t.Errorf("name %q, want %q and 8 hex digits", got, tt.want)
+				}
+			} else if got != tt.want {
+				t.Errorf("name %q, want %q", got, tt.want)
+			}
+			res := tools[0].Handle(context.Background(), tool.Call{Name: got, Arguments: `{}`})
+			if res.Content != "ok" || called != tt.server {
+				t.Errorf("call: %s %q; the server was called as %q, want %q", res.Kind, res.Content, called, tt.server)
+			}
+			if r, ok := res.Value.(*mcp.Result); !ok || r.Tool != tt.server {
+				t.Errorf("Result.Tool = %v, want the server's name %q", res.Value, tt.server)
+			}
+		})
+	}
+
+	// Two names mapped to one are refused, naming both; hashes keep long names apart.
+	s := newServer()
+	h := func(context.Context, *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) { return text("ok"), nil }
+	addRaw(s, &sdkmcp.Tool{Name: "a.b", Description: "One."}, h)
+	addRaw(s, &sdkmcp.Tool{Name: "a_b", Description: "Two."}, h)
+	_, err := mcp.Connect(context.Background(), []mcp.ServerConfig{{Name: "s", Transport: newInProcess(t, s)}}, nil)
+	if err == nil {
+		t.Fatal("Connect: no error for a.b and a_b")
+	}
+	wantContains(t, "error", err.Error(), `server "s"`, `"a.b"`, `"a_b"`, `"a_b"`)
+	s = newServer()
+	addRaw(s, &sdkmcp.Tool{Name: long + "1", Description: "One."}, h)
+	addRaw(s, &sdkmcp.Tool{Name: long + "2", Description: "Two."}, h)
+	c := connect(t, nil, mcp.ServerConfig{Name: "s", Transport: newInProcess(t, s)})
+	tools, err := c.Tools(context.Background())
+	if err != nil || len(tools) != 2 || tools[0].Name() == tools[1].Name() {
+		t.Errorf("two long names: %v, %v", tools, err)
+	}
+}
+
 // TestConnectRefusesBadServers: what Connect can check before connecting.
 func TestConnectRefusesBadServers(t *testing.T) {
 	ok := func() mcp.ServerConfig { return mcp.ServerConfig{Name: "s", Transport: newInProcess(t, newServer())} }
@@ -144,16 +216,12 @@ func TestConnectRefusesBadServers(t *testing.T) {
 		{"no way to reach", []mcp.ServerConfig{{Name: "s"}}, "exactly one of Command, URL and Transport"},
 		{"two ways", []mcp.ServerConfig{{Name: "s", Command: "x", URL: "http://x"}}, "exactly one of"},
 		{"negative", []mcp.ServerConfig{{Name: "s", Command: "x", CallTimeout: -1}}, "negative"},
-		{"bad prefix", []mcp.ServerConfig{func() mcp.ServerConfig { s := ok(); s.Prefix = "a b"; return s }()}, "name must match"},
+		{"bad prefix", []mcp.ServerConfig{{Name: "s", Command: "x", Prefix: "a b"}}, `server "s": Prefix "a b" must match ^[a-zA-Z0-9_-]{0,32}$`},
+		{"long prefix", []mcp.ServerConfig{{Name: "s", Command: "x", Prefix: strings.Repeat("p", 33)}}, "must match"},
 		{"command not found", []mcp.ServerConfig{{Name: "s", Command: "/nonexistent/mcp-server"}}, `server "s": connecting`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.name == "bad prefix" {
-				s := newServer()
-				addEcho(s, "echo")
-				tt.servers[0].Transport = newInProcess(t, s)
-			}
 			_, err := mcp.Connect(context.Background(), tt.servers, nil)
 			if err == nil {
 				t.Fatal("no error")
@@ -214,5 +282,17 @@ func TestConcurrentRuns(t *testing.T) {
 		if want := fmt.Sprintf("echo: %d", i); g != want {
 			t.Errorf("run %d read %q, want %q", i, g, want)
 		}
+	}
+}
+
+// TestZeroClient: the zero Client is a Toolset without tools, and Close does nothing.
+func TestZeroClient(t *testing.T) {
+	var c mcp.Client
+	tools, err := c.Tools(context.Background())
+	if len(tools) != 0 || err != nil {
+		t.Errorf("Tools = %v, %v; want none, nil", tools, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("Close = %v", err)
 	}
 }

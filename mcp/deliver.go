@@ -31,6 +31,56 @@ func deliveryOf(ctx context.Context) *delivery {
 	return d
 }
 
+// track returns t with its deliveries tracked (see delivery). The go-sdk's HTTP transports
+// must not be wrapped; a streamable one is copied with a tracked HTTP client, and so is an
+// SSE one, which also gets a connection that outlives the dial (sseTransport).
+func track(t sdkmcp.Transport) sdkmcp.Transport {
+	switch t := t.(type) {
+	case *sdkmcp.StreamableClientTransport:
+		cp := *t
+		cp.HTTPClient = trackedHTTPClient(t.HTTPClient)
+		return &cp
+	case *sdkmcp.SSEClientTransport:
+		cp := *t
+		cp.HTTPClient = trackedHTTPClient(t.HTTPClient)
+		return sseTransport{&cp}
+	}
+	return trackedTransport{t}
+}
+
+// sseTransport connects an SSE transport with a context that outlives the dial: the
+// go-sdk's SSE connection reads its event stream, for the whole session, with the context
+// given to Connect, and the dial's ends once the session is initialized. That context is
+// canceled when the dial's ends before the stream is open, and when the connection closes.
+type sseTransport struct{ *sdkmcp.SSEClientTransport }
+
+func (t sseTransport) Connect(ctx context.Context) (sdkmcp.Connection, error) {
+	stream, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := t.SSEClientTransport.Connect(stream)
+	if err == nil && !stop() { // the dial ended as the stream opened
+		_ = conn.Close()
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return sseConn{conn, cancel}, nil
+}
+
+// sseConn is an SSE connection that cancels its stream's context when it closes.
+type sseConn struct {
+	sdkmcp.Connection
+	cancel context.CancelFunc
+}
+
+func (c sseConn) Close() error {
+	err := c.Connection.Close()
+	c.cancel()
+	return err
+}
+
 // trackedTransport wraps a Transport whose connections take writes as delivered once Write
 // returns nil (stdio, in-memory and other byte streams): a failed write never reached the
 // server. HTTP transports are tracked by trackedRoundTripper instead, because a POST's

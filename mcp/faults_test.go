@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	openai "github.com/sashabaranov/go-openai"
@@ -21,7 +24,8 @@ import (
 )
 
 // TestBoundedLists: a server advertising too many tools, or a schema tool.Raw refuses,
-// fails Connect with an error naming the server (and the tool).
+// fails Connect with an error naming the server (and the tool). (A name too long is
+// mapped, not refused: TestToolNames.)
 func TestBoundedLists(t *testing.T) {
 	ok := func(context.Context, *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) { return text("ok"), nil }
 	deep := strings.Repeat(`{"type":"array","items":`, 300) + `{"type":"string"}` + strings.Repeat(`}`, 300)
@@ -51,9 +55,6 @@ func TestBoundedLists(t *testing.T) {
 		{"a schema that does not compile", func(s *sdkmcp.Server) {
 			addRaw(s, &sdkmcp.Tool{Name: "bad", Description: "Bad.", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"nonsense"}}}`)}, ok)
 		}, 0, []string{`server "many"`, `tool "many_bad"`}},
-		{"a name too long once prefixed", func(s *sdkmcp.Server) {
-			addRaw(s, &sdkmcp.Tool{Name: strings.Repeat("n", 60), Description: "Long."}, ok)
-		}, 0, []string{`server "many"`, "must match"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,14 +76,14 @@ func TestBoundedLists(t *testing.T) {
 // TestRefreshOverMaxTools: a server that grows past MaxTools after Connect fails the next
 // Tools, naming it.
 func TestRefreshOverMaxTools(t *testing.T) {
-	changed := make(chan struct{}, 1)
-	mcp.SetListChangedHook(func(string) { changed <- struct{}{} })
-	t.Cleanup(func() { mcp.SetListChangedHook(nil) })
+	logger, changed := listChanges()
 	s := newServer()
 	addEcho(s, "a")
-	c := connect(t, nil, mcp.ServerConfig{Name: "grows", Transport: newInProcess(t, s), MaxTools: 1})
+	c := connect(t, &mcp.Options{Logger: logger}, mcp.ServerConfig{Name: "grows", Transport: newInProcess(t, s), MaxTools: 1})
 	addEcho(s, "b")
-	<-changed
+	if got := <-changed; got != "grows" {
+		t.Errorf("list_changed logged for server %q, want %q", got, "grows")
+	}
 	_, err := c.Tools(context.Background())
 	if err == nil {
 		t.Fatal("Tools: no error")
@@ -221,4 +222,70 @@ func zombie(pid int) bool {
 	}
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	return err != nil || len(tasks) <= 1
+}
+
+// TestLongDescription: a server's 10 MB tool description does not reach the model whole at
+// every request: it is cut at 16 KiB, saying so, and the tool still works.
+func TestLongDescription(t *testing.T) {
+	s := newServer()
+	long := "Echoes. " + strings.Repeat("这是一个很长的描述。", 10<<20/30)
+	sdkmcp.AddTool(s, &sdkmcp.Tool{Name: "echo", Description: long},
+		func(ctx context.Context, req *sdkmcp.CallToolRequest, in echoIn) (*sdkmcp.CallToolResult, any, error) {
+			return text(in.Message), nil, nil
+		})
+	c := connect(t, nil, mcp.ServerConfig{Name: "verbose", Transport: newInProcess(t, s)})
+	res, model := run(t, c, agentkittest.ToolCalls(agentkittest.Call("echo", `{"message":"hi"}`)), agentkittest.Text("done"))
+	d := model.Requests()[0].Tools[0].Function.Description
+	if len(d) > 17<<10 || !utf8.ValidString(d) {
+		t.Errorf("the model's description is %d bytes (valid UTF-8: %v), want at most about 16 KiB", len(d), utf8.ValidString(d))
+	}
+	// 16,384 bytes fall inside a character: the cut is before it.
+	if want := "\n[This description was cut at 16382 of its " + itoa(len(long)) + " bytes.]"; !strings.HasPrefix(d, "Echoes. 这是") || !strings.HasSuffix(d, want) {
+		t.Errorf("description %.40q…%q, want it to start as the server's and end with %q", d, d[max(0, len(d)-60):], want)
+	}
+	if got := calls(res); len(got) != 1 || got[0] != "echo: hi" {
+		t.Errorf("calls %q", got)
+	}
+}
+
+// TestStderr: a subprocess that cannot start fails Connect with an error that says what
+// it wrote on stderr, not only that the connection closed; the stderr of a server that
+// runs reaches the Logger, a record a line, naming the server.
+func TestStderr(t *testing.T) {
+	_, err := mcp.Connect(context.Background(), []mcp.ServerConfig{subprocess("github", "complain")}, nil)
+	if err == nil {
+		t.Fatal("Connect: no error")
+	}
+	wantContains(t, "error", err.Error(), `mcp: server "github": connecting`, "Error: GITHUB_TOKEN is not set")
+
+	var buf strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(srvLockedWriter{&mu, &buf}, nil))
+	c := connect(t, &mcp.Options{Logger: logger}, subprocess("chatty", "stdio"))
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	wantContains(t, "log", buf.String(), `level=INFO msg="mcp: the server wrote on stderr" mcp_server=chatty line="test server running on stdio"`)
+}
+
+// TestListRepeatsCursor: a server whose tool list gives the same cursor again (an endless
+// list of empty pages) fails Connect at once, naming it, rather than at its ConnectTimeout.
+func TestListRepeatsCursor(t *testing.T) {
+	srv := rawServer{answer: func(method string, _ json.RawMessage) string {
+		if method == "tools/list" {
+			return `{"tools":[],"nextCursor":"again"}`
+		}
+		return `{}`
+	}}
+	start := time.Now()
+	_, err := mcp.Connect(context.Background(), []mcp.ServerConfig{{Name: "loop", Transport: srv, ConnectTimeout: 10 * time.Second}}, nil)
+	if err == nil {
+		t.Fatal("Connect: no error")
+	}
+	wantContains(t, "error", err.Error(), `mcp: server "loop"`, `cursor "again"`)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Connect took %s", d)
+	}
 }

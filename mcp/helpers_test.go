@@ -1,9 +1,11 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -232,3 +234,84 @@ func wantContains(t *testing.T, what, got string, wants ...string) {
 func netPipe() (net.Conn, net.Conn) { return net.Pipe() }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// listChanges returns a logger for Options.Logger and the channel on which it sends the
+// server's name for each notifications/tools/list_changed the Client records (its Debug
+// record), so that a test can wait for one. A change nobody waits for is dropped.
+func listChanges() (*slog.Logger, <-chan string) {
+	ch := make(chan string, 16)
+	return slog.New(&listChangeHandler{ch: ch}), ch
+}
+
+type listChangeHandler struct {
+	ch     chan string
+	server string
+}
+
+func (h *listChangeHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *listChangeHandler) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, "mcp: the server's tools changed") && r.Level == slog.LevelDebug {
+		select {
+		case h.ch <- h.server:
+		default:
+		}
+	}
+	return nil
+}
+
+func (h *listChangeHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	cp := *h
+	for _, a := range attrs {
+		if a.Key == "mcp_server" {
+			cp.server = a.Value.String()
+		}
+	}
+	return &cp
+}
+
+func (h *listChangeHandler) WithGroup(string) slog.Handler { return h }
+
+// rawServer is a Transport to a fake server that speaks JSON-RPC by hand, one line a
+// message, to send what no SDK would: it answers initialize (and declines server/discover),
+// and each other request with the result JSON answer returns for its method ("" sends
+// nothing).
+type rawServer struct {
+	answer func(method string, params json.RawMessage) string
+}
+
+func (s rawServer) Connect(ctx context.Context) (sdkmcp.Connection, error) {
+	c1, c2 := net.Pipe()
+	go func() {
+		defer c2.Close()
+		lines := bufio.NewScanner(c2)
+		lines.Buffer(nil, 1<<20)
+		for lines.Scan() {
+			var msg struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			}
+			if json.Unmarshal(lines.Bytes(), &msg) != nil || msg.ID == nil {
+				continue
+			}
+			var reply string
+			switch msg.Method {
+			case "server/discover":
+				reply = `"error":{"code":-32601,"message":"method not found"}`
+			case "initialize":
+				reply = `"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"0"}}`
+			default:
+				res := s.answer(msg.Method, msg.Params)
+				if res == "" {
+					continue
+				}
+				reply = `"result":` + res
+			}
+			if _, err := fmt.Fprintf(c2, `{"jsonrpc":"2.0","id":%s,%s}`+"\n", msg.ID, reply); err != nil {
+				return
+			}
+		}
+	}()
+	return (&sdkmcp.IOTransport{Reader: c1, Writer: c1}).Connect(ctx)
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	openai "github.com/sashabaranov/go-openai"
+	"go.uber.org/goleak"
 
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/mcp"
@@ -22,10 +23,8 @@ import (
 // swappable is an HTTP server whose handler a test replaces, as a restart of the server
 // behind a URL does: the new handler knows none of the old sessions.
 type swappable struct {
-	h        atomic.Pointer[http.Handler]
-	statuses []int
-	srv      *httptest.Server
-	calls    atomic.Int32 // tools/call POSTs that reached a handler
+	h   atomic.Pointer[http.Handler]
+	srv *httptest.Server
 }
 
 func newSwappable(t *testing.T, h http.Handler) *swappable {
@@ -165,5 +164,66 @@ func TestHTTPSessionLostTwice(t *testing.T) {
 	wantContains(t, "the call", res.Content, `mcp: server "web": the call of echo did not reach the server, before and after a reconnection`)
 	if ran.Load() != 0 {
 		t.Errorf("the tool ran %d times", ran.Load())
+	}
+}
+
+// TestHTTPCloseReleasesConnections: with no ServerConfig.HTTPClient, Close leaves no
+// keep-alive connection behind (none in http.DefaultTransport's pool, whose goroutines
+// would outlive the Client until the server or an idle timeout closed them).
+func TestHTTPCloseReleasesConnections(t *testing.T) {
+	s := newServer()
+	addEcho(s, "echo")
+	hs := httptest.NewServer(streamable(s, nil))
+	t.Cleanup(hs.Close)
+	t.Cleanup(func() { closeSessions(s) })
+	before := goleak.IgnoreCurrent()
+	c, err := mcp.Connect(context.Background(), []mcp.ServerConfig{{Name: "web", URL: hs.URL}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := callDirect(t, c, "echo", `{"message":"x"}`); res.Content != "echo: x" {
+		t.Errorf("call: %s %q", res.Kind, res.Content)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := goleak.Find(before); err != nil {
+		t.Errorf("after Close: %v", err)
+	}
+}
+
+// TestSSE: the older HTTP+SSE transport, given as ServerConfig.Transport, carries calls
+// after the session's initialization (its event stream outlives the dial); a call whose
+// stream is cut while the tool runs reached the server and is never sent again.
+func TestSSE(t *testing.T) {
+	s := newServer()
+	addEcho(s, "echo")
+	var ran atomic.Int32
+	var hs *httptest.Server
+	release := make(chan struct{})
+	addRaw(s, &sdkmcp.Tool{Name: "cut", Description: "Cuts its own connection."},
+		func(ctx context.Context, req *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
+			ran.Add(1)
+			hs.CloseClientConnections()
+			select {
+			case <-ctx.Done():
+			case <-release:
+			}
+			return nil, errors.New("cut")
+		})
+	hs = httptest.NewServer(sdkmcp.NewSSEHandler(func(*http.Request) *sdkmcp.Server { return s }, nil))
+	t.Cleanup(hs.Close)
+	t.Cleanup(func() { closeSessions(s) })
+	hc := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hc.CloseIdleConnections)
+	c := connect(t, nil, mcp.ServerConfig{Name: "sse", Transport: &sdkmcp.SSEClientTransport{Endpoint: hs.URL, HTTPClient: hc}, CallTimeout: 2 * time.Second})
+	t.Cleanup(func() { close(release) })
+	if res := callDirect(t, c, "echo", `{"message":"over SSE"}`); res.Content != "echo: over SSE" {
+		t.Errorf("echo: %s %q", res.Kind, res.Content)
+	}
+	res := callDirect(t, c, "cut", `{}`)
+	wantContains(t, "the cut call", res.Content, `mcp: server "sse": the call of cut failed, and may have run`)
+	if !res.Failed() || ran.Load() != 1 {
+		t.Errorf("the cut call: %s %q, ran %d times; want a failure, once", res.Kind, res.Content, ran.Load())
 	}
 }

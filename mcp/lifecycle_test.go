@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,14 +22,7 @@ import (
 // calls resolve against the list of its request (the new tool is unknown there), the next
 // request offers it, and a call of it then runs.
 func TestListChangedBetweenRequests(t *testing.T) {
-	changed := make(chan struct{}, 1)
-	mcp.SetListChangedHook(func(string) {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	})
-	t.Cleanup(func() { mcp.SetListChangedHook(nil) })
+	logger, changed := listChanges()
 	s := newServer()
 	addRaw(s, &sdkmcp.Tool{Name: "grow", Description: "Adds the tool late."},
 		func(ctx context.Context, req *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
@@ -40,7 +34,7 @@ func TestListChangedBetweenRequests(t *testing.T) {
 			}
 			return text("grown"), nil
 		})
-	c := connect(t, nil, mcp.ServerConfig{Name: "live", Transport: newInProcess(t, s)})
+	c := connect(t, &mcp.Options{Logger: logger}, mcp.ServerConfig{Name: "live", Transport: newInProcess(t, s)})
 	res, model := run(t, c,
 		agentkittest.ToolCalls(agentkittest.Call("grow", `{}`), agentkittest.Call("late", `{"message":"too early"}`)),
 		agentkittest.ToolCalls(agentkittest.Call("late", `{"message":"now"}`)),
@@ -259,4 +253,197 @@ func TestCloseDuringCall(t *testing.T) {
 		t.Errorf("Close took %s", d)
 	}
 	wantContains(t, "the call", res.Content, `mcp: server "s": the client was closed during the call of hang`)
+}
+
+// TestListChangedLogged: each notifications/tools/list_changed is a Debug record of the
+// Client's own Logger naming the server, so that two Clients in one process are told apart
+// (no package-level hook).
+func TestListChangedLogged(t *testing.T) {
+	s1, s2 := newServer(), newServer()
+	addEcho(s1, "a")
+	addEcho(s2, "b")
+	log1, changed1 := listChanges()
+	log2, changed2 := listChanges()
+	connect(t, &mcp.Options{Logger: log1}, mcp.ServerConfig{Name: "one", Transport: newInProcess(t, s1)})
+	connect(t, &mcp.Options{Logger: log2}, mcp.ServerConfig{Name: "two", Transport: newInProcess(t, s2)})
+	addEcho(s2, "c")
+	select {
+	case got := <-changed2:
+		if got != "two" {
+			t.Errorf("the second Client logged a change of server %q, want %q", got, "two")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no list_changed record in the second Client's Logger")
+	}
+	select {
+	case got := <-changed1:
+		t.Errorf("the first Client logged a change of server %q, which is not its own", got)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// TestCloseDuringRefresh: Close while Tools lists a server again after its
+// notifications/tools/list_changed, and the server never answers that list, returns at
+// once: the list is canceled, not waited for until its ConnectTimeout.
+func TestCloseDuringRefresh(t *testing.T) {
+	s := newServer()
+	addEcho(s, "a")
+	var lists atomic.Int32
+	listing := make(chan struct{})
+	s.AddReceivingMiddleware(func(next sdkmcp.MethodHandler) sdkmcp.MethodHandler {
+		return func(ctx context.Context, method string, req sdkmcp.Request) (sdkmcp.Result, error) {
+			if method == "tools/list" && lists.Add(1) > 1 { // the lists after the first never end
+				close(listing)
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	logger, changed := listChanges()
+	c, err := mcp.Connect(context.Background(), []mcp.ServerConfig{{Name: "mute", Transport: newInProcess(t, s), ConnectTimeout: time.Minute}}, &mcp.Options{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addEcho(s, "b")
+	<-changed
+	refreshed := make(chan error, 1)
+	go func() {
+		_, err := c.Tools(context.Background())
+		refreshed <- err
+	}()
+	<-listing
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %s", d)
+	}
+	err = <-refreshed
+	if err == nil {
+		t.Fatal("Tools, closed while it listed: no error")
+	}
+	if err.Error() != "mcp: the client is closed" {
+		t.Errorf("Tools, closed while it listed: %v", err)
+	}
+}
+
+// TestReconnectOutlastsCallTimeout: a call whose session was lost, and whose reconnection
+// takes longer than its CallTimeout, was never sent: its timeout result says so, rather
+// than that the tool may still be running.
+func TestReconnectOutlastsCallTimeout(t *testing.T) {
+	s := newServer()
+	addEcho(s, "echo")
+	p := newInProcess(t, s)
+	tr := &thenMute{first: p}
+	c := connect(t, nil, mcp.ServerConfig{Name: "slowstart", Transport: tr, CallTimeout: 200 * time.Millisecond})
+	echo := toolNamed(t, c, "echo")
+	p.kill()
+	res := echo.Handle(context.Background(), tool.Call{Name: "echo", Arguments: `{"message":"x"}`})
+	if res.Kind != tool.KindTimeout {
+		t.Errorf("Kind %s, want %s", res.Kind, tool.KindTimeout)
+	}
+	wantContains(t, "content", res.Content, `mcp: server "slowstart": the call of echo was not sent`, "200ms")
+	if strings.Contains(res.Content, "may") {
+		t.Errorf("content %q says the tool may have run", res.Content)
+	}
+}
+
+// thenMute connects to first once, then to a peer that never answers initialize.
+type thenMute struct {
+	first     sdkmcp.Transport
+	connected atomic.Bool
+}
+
+func (m *thenMute) Connect(ctx context.Context) (sdkmcp.Connection, error) {
+	if m.connected.CompareAndSwap(false, true) {
+		return m.first.Connect(ctx)
+	}
+	return muteTransport{}.Connect(ctx)
+}
+
+// TestRefreshInParallel: servers whose sessions ended are reconnected at the same time, so
+// that several servers that do not answer cost a model request one ConnectTimeout, not one
+// each; their tools stay offered.
+func TestRefreshInParallel(t *testing.T) {
+	var servers []mcp.ServerConfig
+	var procs []*inProcess
+	for i := range 4 {
+		s := newServer()
+		addEcho(s, "echo"+itoa(i))
+		p := newInProcess(t, s)
+		procs = append(procs, p)
+		servers = append(servers, mcp.ServerConfig{Name: "s" + itoa(i), Transport: &thenMute{first: p}, ConnectTimeout: time.Second})
+	}
+	c := connect(t, nil, servers...)
+	for _, p := range procs {
+		p.kill()
+	}
+	start := time.Now()
+	tools, err := c.Tools(context.Background())
+	if d := time.Since(start); d > 2500*time.Millisecond {
+		t.Errorf("Tools took %s with 4 servers of ConnectTimeout 1s not answering", d)
+	}
+	if err != nil || len(tools) != 4 {
+		t.Errorf("Tools: %d tools, %v; want the 4 last listed", len(tools), err)
+	}
+}
+
+// TestRefreshListFails: a server whose list fails after its notifications/tools/list_changed
+// (an error answer, a timeout, a session cut as it restarts) keeps its last tools, logged,
+// so that the run goes on; it is listed again at the next request.
+func TestRefreshListFails(t *testing.T) {
+	s := newServer()
+	addEcho(s, "a")
+	var lists atomic.Int32
+	s.AddReceivingMiddleware(func(next sdkmcp.MethodHandler) sdkmcp.MethodHandler {
+		return func(ctx context.Context, method string, req sdkmcp.Request) (sdkmcp.Result, error) {
+			if method == "tools/list" && lists.Add(1) == 2 { // the first list after the change
+				return nil, errors.New("the database is restarting")
+			}
+			return next(ctx, method, req)
+		}
+	})
+	logger, changed := listChanges()
+	c := connect(t, &mcp.Options{Logger: logger}, mcp.ServerConfig{Name: "flaky", Transport: newInProcess(t, s)})
+	addEcho(s, "b")
+	<-changed
+	names := func() []string {
+		tools, err := c.Tools(context.Background())
+		if err != nil {
+			t.Fatalf("Tools: %v", err)
+		}
+		var out []string
+		for _, tl := range tools {
+			out = append(out, tl.Name())
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{"a"}, names()); diff != "" {
+		t.Errorf("tools while the list fails (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, names()); diff != "" {
+		t.Errorf("tools at the next request (-want +got):\n%s", diff)
+	}
+}
+
+// TestCallRefused: a call the server answers with a JSON-RPC error that refuses it (an
+// unknown tool, invalid params) is a result the model reads, saying the server refused
+// it — not that the tool may have run.
+func TestCallRefused(t *testing.T) {
+	s := newServer()
+	addEcho(s, "echo")
+	addEcho(s, "gone")
+	c := connect(t, nil, mcp.ServerConfig{Name: "s", Transport: newInProcess(t, s)})
+	gone := toolNamed(t, c, "gone")
+	s.RemoveTools("gone") // the turn's list still has it
+	res := gone.Handle(context.Background(), tool.Call{Name: "gone", Arguments: `{"message":"x"}`})
+	if res.Kind != tool.KindToolError {
+		t.Errorf("Kind %s", res.Kind)
+	}
+	wantContains(t, "content", res.Content, `mcp: server "s" refused the call of gone`, `unknown tool "gone"`)
+	if strings.Contains(res.Content, "may have run") {
+		t.Errorf("content %q says the tool may have run", res.Content)
+	}
 }

@@ -29,7 +29,8 @@ func TestMain(m *testing.M) {
 // subprocess returns a ServerConfig that runs this test binary as an MCP server in mode:
 // "stdio" (tools echo, pid, hang, spew), "spawn" (the same, after starting a grandchild that
 // sleeps; its pid is the tool grandchild's answer), "garbage" (prints a line that is not
-// JSON-RPC, then waits for stdin to close).
+// JSON-RPC, then waits for stdin to close), "complain" (says why it cannot start on stderr,
+// and exits). The servers say they are running on stderr.
 func subprocess(name, mode string) mcp.ServerConfig {
 	// A binary built with -race sleeps 1s at exit unless told not to.
 	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
@@ -38,6 +39,11 @@ func subprocess(name, mode string) mcp.ServerConfig {
 }
 
 func serve(mode string) int {
+	if mode == "complain" {
+		fmt.Fprintln(os.Stderr, "Starting...")
+		fmt.Fprintln(os.Stderr, "Error: GITHUB_TOKEN is not set")
+		return 1
+	}
 	if mode == "garbage" {
 		fmt.Println("Starting server... (this is not JSON-RPC)")
 		_, _ = os.Stdin.Read(make([]byte, 1))
@@ -48,6 +54,7 @@ func serve(mode string) int {
 			}
 		}
 	}
+	fmt.Fprintln(os.Stderr, "test server running on stdio")
 	s := newServer()
 	addEcho(s, "echo")
 	addRaw(s, &sdkmcp.Tool{Name: "pid", Description: "Says the server's process id."},

@@ -1,16 +1,22 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,9 +28,8 @@ import (
 // then once sent SIGTERM, before it is killed.
 const terminateDuration = 2 * time.Second
 
-// testHookListChanged, when set by a test, is called after a list_changed notification of
-// a server was recorded.
-var testHookListChanged func(server string)
+// logListChanged is the message of the Debug record of a notifications/tools/list_changed.
+const logListChanged = "mcp: the server's tools changed; they are listed again before the next model request"
 
 // remote is one server: its current session and its cached tools.
 type remote struct {
@@ -36,6 +41,10 @@ type remote struct {
 	stale    atomic.Bool // a notifications/tools/list_changed came since the last list
 	progress sync.Map    // progress token (string) → the context of the call it belongs to
 
+	// transport is the HTTP transport of a URL server given no HTTPClient: the Client's
+	// own, so that Close can close its idle connections. Nil otherwise.
+	transport *http.Transport
+
 	mu     sync.Mutex // guards the fields below; held while (re)connecting and listing
 	sess   *session
 	tools  []*tool.Tool
@@ -44,9 +53,10 @@ type remote struct {
 
 // session is one connection to the server.
 type session struct {
-	cs   *sdkmcp.ClientSession
-	cmd  *exec.Cmd     // the subprocess of a Command server
-	done chan struct{} // closed when the session ended
+	cs     *sdkmcp.ClientSession
+	cmd    *exec.Cmd     // the subprocess of a Command server
+	stderr *stderrLog    // and its stderr
+	done   chan struct{} // closed when the session ended
 }
 
 func (s *session) ended() bool {
@@ -60,6 +70,10 @@ func (s *session) ended() bool {
 
 func newRemote(c *Client, srv ServerConfig) *remote {
 	r := &remote{c: c, srv: srv}
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok && srv.URL != "" && srv.HTTPClient == nil {
+		r.transport = dt.Clone()
+		r.srv.HTTPClient = &http.Client{Transport: r.transport}
+	}
 	logger := c.opts.Logger.With("mcp_server", srv.Name)
 	r.log = logger
 	opts := &sdkmcp.ClientOptions{
@@ -70,9 +84,7 @@ func newRemote(c *Client, srv ServerConfig) *remote {
 		ElicitationHandler: r.elicit,
 		ToolListChangedHandler: func(context.Context, *sdkmcp.ToolListChangedRequest) {
 			r.stale.Store(true)
-			if testHookListChanged != nil {
-				testHookListChanged(srv.Name)
-			}
+			logger.Debug(logListChanged)
 		},
 		ProgressNotificationHandler: r.onProgress,
 	}
@@ -134,7 +146,7 @@ func (r *remote) connectLocked(ctx context.Context) error {
 	defer cancelTimeout()
 	s, err := r.dial(ctx)
 	if err != nil {
-		return &unreachableError{r.connectError(ctx, "connecting", err)}
+		return &unansweredError{r.connectError(ctx, "connecting", err)}
 	}
 	r.sess = s
 	if err := r.listLocked(ctx); err != nil {
@@ -145,13 +157,17 @@ func (r *remote) connectLocked(ctx context.Context) error {
 	return nil
 }
 
-// unreachableError is the error of a connection that could not be opened (as opposed to a
-// server that answered with tools the client refuses).
-type unreachableError struct{ error }
+// unansweredError is the error of a connection that could not be opened, or of a list the
+// server did not answer (an error answer, a timeout, a cut connection), as opposed to a
+// server that answered with tools the client refuses.
+type unansweredError struct{ error }
 
-func (e *unreachableError) Unwrap() error { return e.error }
+func (e *unansweredError) Unwrap() error { return e.error }
 
 func (r *remote) connectError(ctx context.Context, doing string, err error) error {
+	if r.c.ctx.Err() != nil {
+		return fmt.Errorf("mcp: server %q: the client was closed while %s: %w", r.srv.Name, doing, errClosed)
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("mcp: server %q: %s took longer than its ConnectTimeout (%s): %w", r.srv.Name, doing, r.srv.ConnectTimeout, err)
 	}
@@ -167,6 +183,10 @@ func (r *remote) dial(ctx context.Context) (*session, error) {
 		s.cmd = exec.Command(r.srv.Command, r.srv.Args...)
 		s.cmd.Env, s.cmd.Dir = r.srv.Env, r.srv.Dir
 		setProcessGroup(s.cmd)
+		var err error
+		if s.stderr, err = r.readStderr(s.cmd); err != nil {
+			return nil, err
+		}
 		t = trackedTransport{&sdkmcp.CommandTransport{Command: s.cmd, TerminateDuration: terminateDuration}}
 	case r.srv.URL != "":
 		t = &sdkmcp.StreamableClientTransport{Endpoint: r.srv.URL, HTTPClient: trackedHTTPClient(r.srv.HTTPClient)}
@@ -174,8 +194,12 @@ func (r *remote) dial(ctx context.Context) (*session, error) {
 		t = track(r.srv.Transport)
 	}
 	cs, err := r.sdk.Connect(ctx, t, nil)
+	s.stderr.started()
 	if err != nil {
 		killGroup(s.cmd)
+		if said := s.stderr.end(); said != "" {
+			err = fmt.Errorf("%w; the server wrote on stderr:\n%s", err, said)
+		}
 		return nil, err
 	}
 	s.cs = cs
@@ -186,24 +210,99 @@ func (r *remote) dial(ctx context.Context) (*session, error) {
 	return s, nil
 }
 
-// track returns t with its deliveries tracked (see delivery). The go-sdk's HTTP transports
-// must not be wrapped; a streamable one is copied with a tracked HTTP client.
-func track(t sdkmcp.Transport) sdkmcp.Transport {
-	switch t := t.(type) {
-	case *sdkmcp.StreamableClientTransport:
-		cp := *t
-		cp.HTTPClient = trackedHTTPClient(t.HTTPClient)
-		return &cp
-	case *sdkmcp.SSEClientTransport:
-		return t // untracked: every call counts as delivered
-	}
-	return trackedTransport{t}
-}
-
 // closeSession closes s and kills what is left of its subprocess.
 func (c *Client) closeSession(s *session) {
 	_ = s.cs.Close()
 	killGroup(s.cmd)
+	s.stderr.end()
+}
+
+// stderrTail is how much of the end of a server's stderr a failed connection reports, and
+// how long a line of it may be in a log record.
+const stderrTail = 2 << 10
+
+// stderrLog reads the stderr of a Command server's process, where MCP servers write their
+// logs and say why they cannot start: each line becomes an Info record of the Logger, and
+// the last stderrTail bytes are kept for the error of a connection that failed. Its nil
+// value (a server that is not a Command) does nothing.
+type stderrLog struct {
+	pr, pw *os.File      // the pipe; the process writes on pw
+	done   chan struct{} // closed when reading ended
+	mu     sync.Mutex
+	tail   []byte
+}
+
+// readStderr makes cmd write its stderr on a pipe read by a goroutine of the Client. The
+// process gets the pipe's file itself (not a copying goroutine of exec's, which cmd.Wait
+// would wait for while a grandchild holds the pipe).
+func (r *remote) readStderr(cmd *exec.Cmd) (*stderrLog, error) {
+	if !readsStderr {
+		return nil, nil
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: server %q: a pipe for its stderr: %w", r.srv.Name, err)
+	}
+	cmd.Stderr = pw
+	l := &stderrLog{pr: pr, pw: pw, done: make(chan struct{})}
+	r.c.wg.Go(func() { l.read(r.log) })
+	return l, nil
+}
+
+func (l *stderrLog) read(log *slog.Logger) {
+	defer close(l.done)
+	buf := make([]byte, 4096)
+	var line []byte
+	emit := func(b []byte) {
+		if b = bytes.TrimRight(b, "\r"); len(b) > 0 {
+			log.Info("mcp: the server wrote on stderr", "line", strings.ToValidUTF8(string(b), "\uFFFD"))
+		}
+	}
+	for {
+		n, err := l.pr.Read(buf)
+		l.mu.Lock()
+		l.tail = append(l.tail, buf[:n]...)
+		l.tail = l.tail[max(0, len(l.tail)-stderrTail):]
+		l.mu.Unlock()
+		line = append(line, buf[:n]...)
+		for i := bytes.IndexByte(line, '\n'); i >= 0; i = bytes.IndexByte(line, '\n') {
+			emit(line[:i])
+			line = line[i+1:]
+		}
+		if len(line) > stderrTail {
+			emit(line)
+			line = nil
+		}
+		if err != nil { // EOF: the process and all it started are gone; or end closed pr
+			emit(line)
+			return
+		}
+	}
+}
+
+// started closes this process's copy of the pipe's write end, once the process has it.
+func (l *stderrLog) started() {
+	if l != nil {
+		_ = l.pw.Close()
+	}
+}
+
+// end stops reading, once the process group was killed: what is left in the pipe is read
+// first, for a little while (a process that escaped the group may hold the pipe), and end
+// returns the tail of what the process wrote.
+func (l *stderrLog) end() string {
+	if l == nil {
+		return ""
+	}
+	select {
+	case <-l.done:
+	case <-time.After(time.Second):
+	}
+	_ = l.pr.Close()
+	<-l.done
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.ToValidUTF8(string(bytes.TrimSpace(l.tail)), "\uFFFD")
 }
 
 // listLocked lists the server's tools and rebuilds the cached ones.
@@ -211,11 +310,12 @@ func (r *remote) listLocked(ctx context.Context) error {
 	r.stale.Store(false) // before listing: a change announced during the list is seen next time
 	var list []*sdkmcp.Tool
 	params := &sdkmcp.ListToolsParams{}
+	cursors := map[string]bool{}
 	for { // page by page, stopping at the first page past MaxTools: a list is bounded
 		page, err := r.sess.cs.ListTools(ctx, params)
 		if err != nil {
 			r.stale.Store(true) // list again next time
-			return r.connectError(ctx, "listing the tools", err)
+			return &unansweredError{r.connectError(ctx, "listing the tools", err)}
 		}
 		list = append(list, page.Tools...)
 		if len(list) > r.srv.MaxTools {
@@ -229,6 +329,11 @@ func (r *remote) listLocked(ctx context.Context) error {
 		if page.NextCursor == "" {
 			break
 		}
+		if cursors[page.NextCursor] { // the list would never end
+			r.stale.Store(true)
+			return fmt.Errorf("mcp: server %q: its tool list gives the cursor %q a second time", r.srv.Name, page.NextCursor)
+		}
+		cursors[page.NextCursor] = true
 		params = &sdkmcp.ListToolsParams{Cursor: page.NextCursor}
 	}
 	tools, err := r.build(list)
@@ -243,13 +348,18 @@ func (r *remote) listLocked(ctx context.Context) error {
 // build makes a *tool.Tool of each MCP tool.
 func (r *remote) build(list []*sdkmcp.Tool) ([]*tool.Tool, error) {
 	tools := make([]*tool.Tool, 0, len(list))
-	seen := map[string]bool{}
+	seen := map[string]string{} // the model's name → the server's
 	for _, mt := range list {
-		name := r.srv.Prefix + mt.Name
-		if seen[name] {
+		name := modelName(r.srv.Prefix, mt.Name)
+		switch other, dup := seen[name]; {
+		case mt.Name == "":
+			return nil, fmt.Errorf("mcp: server %q lists a tool without a name", r.srv.Name)
+		case dup && other == mt.Name:
 			return nil, fmt.Errorf("mcp: server %q lists the tool %q twice", r.srv.Name, mt.Name)
+		case dup:
+			return nil, fmt.Errorf("mcp: server %q lists the tools %q and %q, which are both offered to the model as %q (the characters providers refuse become underscores)", r.srv.Name, other, mt.Name, name)
 		}
-		seen[name] = true
+		seen[name] = mt.Name
 		schema, err := json.Marshal(mt.InputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: server %q: tool %q: the input schema: %w", r.srv.Name, mt.Name, err)
@@ -259,6 +369,9 @@ func (r *remote) build(list []*sdkmcp.Tool) ([]*tool.Tool, error) {
 			if out, err = json.Marshal(mt.OutputSchema); err != nil {
 				return nil, fmt.Errorf("mcp: server %q: tool %q: the output schema: %w", r.srv.Name, mt.Name, err)
 			}
+		}
+		if len(mt.Description) > maxDescription {
+			r.log.Warn("mcp: a tool's description is cut for the model", "tool", mt.Name, "bytes", len(mt.Description), "kept", maxDescription)
 		}
 		a := annotations(mt)
 		fn := func(ctx context.Context, args json.RawMessage) (*Result, error) {
@@ -274,10 +387,47 @@ func (r *remote) build(list []*sdkmcp.Tool) ([]*tool.Tool, error) {
 	return tools, nil
 }
 
-// description is what the model reads of a tool: the server's description, or, when the
-// server gave none (tool.Raw refuses an empty one), its title or a sentence naming it.
+// modelName is the name the model calls the server's tool name by: prefix and name, each
+// character providers refuse in a function name (MCP allows dots, and SDKs let any string
+// through) an underscore, and a name longer than providers accept cut to 55 bytes followed
+// by "_" and 8 hex digits of a hash of the whole, which keeps two long names apart. Prefix is
+// checked by Connect.
+func modelName(prefix, name string) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	for _, c := range name {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if len(s) > maxNameLen {
+		sum := sha256.Sum256([]byte(prefix + name))
+		s = s[:maxNameLen-9] + "_" + hex.EncodeToString(sum[:4])
+	}
+	return s
+}
+
+// maxNameLen is the longest function name providers accept (see namePattern).
+const maxNameLen = 64
+
+// maxDescription bounds the bytes of a tool's description the model reads: a description
+// is sent with every model request, and a server's is data, not code.
+const maxDescription = 16 << 10
+
+// description is what the model reads of a tool: the server's description (cut at
+// maxDescription bytes, saying so), or, when the server gave none (tool.Raw refuses an
+// empty one), its title or a sentence naming it.
 func description(server string, t *sdkmcp.Tool) string {
 	switch {
+	case len(t.Description) > maxDescription:
+		n := maxDescription
+		for n > 0 && !utf8.RuneStart(t.Description[n]) { // not in the middle of a character
+			n--
+		}
+		return fmt.Sprintf("%s\n[This description was cut at %d of its %d bytes.]", t.Description[:n], n, len(t.Description))
 	case strings.TrimSpace(t.Description) != "":
 		return t.Description
 	case t.Title != "":
@@ -319,28 +469,31 @@ func (r *remote) cached() []*tool.Tool {
 }
 
 // refresh lists the tools again when the server announced a change, and reconnects first
-// when the session ended. A server that cannot be reached keeps its last tools: the run
-// goes on, and each call of them tries one reconnection and, failing, says why.
+// when the session ended. A server that cannot be reached, or does not answer the list,
+// keeps its last tools: the run goes on, the list is tried again at the next request, and
+// each call of them that finds no session tries one reconnection and, failing, says why.
 func (r *remote) refresh(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var err error
 	switch {
 	case r.closed:
 		return errClosed
 	case r.sess == nil || r.sess.ended():
-		err := r.connectLocked(ctx)
-		var down *unreachableError
-		if errors.As(err, &down) {
-			r.log.Warn("mcp: the server cannot be reached; its tools stay offered, their calls will fail", "error", err)
-			return nil
-		}
-		return err
+		err = r.connectLocked(ctx)
 	case r.stale.Load():
-		ctx, cancel := context.WithTimeout(ctx, r.srv.ConnectTimeout)
+		ctx, cancel := r.c.bound(ctx) // Close must not wait for a server that never answers
 		defer cancel()
-		return r.listLocked(ctx)
+		ctx, cancelTimeout := context.WithTimeout(ctx, r.srv.ConnectTimeout)
+		defer cancelTimeout()
+		err = r.listLocked(ctx)
 	}
-	return nil
+	var down *unansweredError
+	if errors.As(err, &down) && r.c.ctx.Err() == nil {
+		r.log.Warn("mcp: the server cannot be reached or did not answer its tool list; its last tools stay offered", "error", err)
+		return nil
+	}
+	return err
 }
 
 // live returns the current session, reconnecting once when it ended (or when old, a

@@ -19,7 +19,8 @@ import (
 type Result struct {
 	// Server is the Name of the ServerConfig the tool belongs to.
 	Server string
-	// Tool is the tool's name on its server, without the ServerConfig's Prefix.
+	// Tool is the tool's name on its server: without the ServerConfig's Prefix, before any
+	// character providers refuse is replaced (see ServerConfig.Prefix).
 	Tool string
 	// CallToolResult is the server's answer as the go-sdk decoded it: every content block
 	// (text, images, audio, resource links, embedded resources), the structured content.

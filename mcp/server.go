@@ -83,7 +83,7 @@ func RequestFromContext(ctx context.Context) (*sdkmcp.CallToolRequest, bool) {
 // a protocol error, without reaching Middleware.
 //
 // NewServer fails when impl is nil, a tool is nil, two tools share a name, or the go-sdk
-// refuses the options.
+// refuses the options or a tool (an input schema's x-mcp-header annotation it cannot send).
 func NewServer(impl *sdkmcp.Implementation, tools []*tool.Tool, opts *ServerOptions) (*sdkmcp.Server, error) {
 	if impl == nil {
 		return nil, errors.New("mcp: NewServer: nil Implementation")
@@ -107,9 +107,24 @@ func NewServer(impl *sdkmcp.Implementation, tools []*tool.Tool, opts *ServerOpti
 		return nil, err
 	}
 	for _, t := range tools {
-		server.AddTool(definition(t), serve(t, o))
+		if err := addTool(server, t, o); err != nil {
+			return nil, err
+		}
 	}
 	return server, nil
+}
+
+// addTool adds t to server. The go-sdk panics on a tool it refuses (an input schema whose
+// x-mcp-header annotations it cannot send, say): a schema can be data (tool.Raw), so this is
+// an error naming the tool.
+func addTool(server *sdkmcp.Server, t *tool.Tool, o ServerOptions) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("mcp: NewServer: tool %q: %v", t.Name(), p)
+		}
+	}()
+	server.AddTool(definition(t), serve(t, o))
+	return nil
 }
 
 // newSDKServer calls sdkmcp.NewServer, which panics on options it refuses.

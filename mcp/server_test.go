@@ -225,6 +225,13 @@ func TestServerMiddlewarePanic(t *testing.T) {
 
 func TestNewServerRefuses(t *testing.T) {
 	a := tool.New("a", "a tool", func(ctx context.Context, in struct{}) (string, error) { return "", nil })
+	// A schema tool.Raw accepts, with an x-mcp-header annotation the go-sdk refuses (a space).
+	header, err := tool.Raw("header", "a tool whose schema the go-sdk refuses",
+		json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"bad header"}}}`),
+		func(context.Context, json.RawMessage) (string, error) { return "", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
 	impl := &sdkmcp.Implementation{Name: "t", Version: "v0"}
 	tests := []struct {
 		name  string
@@ -237,6 +244,7 @@ func TestNewServerRefuses(t *testing.T) {
 		{"nil tool", impl, []*tool.Tool{a, nil}, nil, "mcp: NewServer: tools[1] is nil"},
 		{"duplicate names", impl, []*tool.Tool{a, a}, nil, `mcp: NewServer: two tools are named "a"`},
 		{"options the go-sdk refuses", impl, []*tool.Tool{a}, &mcp.ServerOptions{SDK: &sdkmcp.ServerOptions{PageSize: -1}}, "mcp: NewServer: invalid page size -1"},
+		{"a tool the go-sdk refuses", impl, []*tool.Tool{a, header}, nil, `mcp: NewServer: tool "header": AddTool "header": invalid parameter header annotations: property "a": x-mcp-header value "bad header" contains invalid character ' '`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
