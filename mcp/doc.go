@@ -11,8 +11,10 @@
 // # MCP servers' tools in an agent
 //
 // [Connect] starts or reaches each MCP server (ServerConfig.Command for a subprocess over
-// stdio, ServerConfig.URL for streamable HTTP, ServerConfig.Transport for anything else),
-// initializes the session and lists its tools. The [Client] is an agentkit.Toolset:
+// stdio, ServerConfig.URL for streamable HTTP, ServerConfig.Transport for anything else — an
+// *sdkmcp.SSEClientTransport for a server on the older HTTP+SSE transport), initializes the
+// session and lists its tools. The [Client] is an agentkit.Toolset (the zero Client one with
+// no tools):
 //
 //	client, err := mcp.Connect(ctx, []mcp.ServerConfig{
 //		{Name: "fs", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", dir}, Prefix: "fs_"},
@@ -28,22 +30,31 @@
 // middleware.Destructive asks for approval, with middleware.Idempotent retries), and tools
 // not marked read-only run sequentially unless Options.Sequential says otherwise. The list
 // is fetched at Connect and listed again after notifications/tools/list_changed, before the
-// next model request, never in the middle of a turn. Two servers with a tool of the same name
-// fail, naming both; a ServerConfig.Prefix keeps them apart.
+// next model request, never in the middle of a turn; servers are refreshed in parallel, and
+// one that cannot be reached or does not answer its list keeps its last tools (logged) and is
+// tried again at the next request. Two servers with a tool of the same name fail, naming
+// both; a ServerConfig.Prefix keeps them apart. A name providers refuse in a function name
+// (MCP allows a dot; a space, another script, more than 64 bytes) is offered under a mapped
+// name — each such character "_", a long name cut with a hash — and the server is still
+// called by its own ([Result].Tool). A description over 16 KiB is cut for the model, saying
+// so: it is sent with every request.
 //
 // The model reads text content verbatim. Chat-completions tool messages carry only text, so
 // images, audio and resources reach the model as placeholders saying what was returned
 // (kind, MIME type, size, URI), while the whole CallToolResult stays in tool.Result.Value as
 // a *[Result]; [Structured] decodes its structured content into the application's type.
-// isError results are tool failures the model reads (a *[ToolError]).
+// isError results are tool failures the model reads (a *[ToolError]); a call the server
+// refuses with a JSON-RPC error says it was refused.
 //
 // Each call is bounded by ServerConfig.CallTimeout (a KindTimeout result) and carries a
 // progress token whose notifications become the run's EventToolProgress events. A lost
 // session reconnects once: a call that never reached the server is sent again, a call that
 // may have run never is. A server killed mid-call fails that call, and the run goes on.
 // Elicitation is declined and sampling refused unless Options.Elicit and Options.Sample
-// answer them. Close ends every session, kills the subprocesses with their process groups
-// and waits for every goroutine.
+// answer them. A Command server's stderr goes to Options.Logger line by line (on unix), and
+// the error of a server that fails to start quotes its last 2 KiB. Close ends every session,
+// kills the subprocesses with their process groups, closes the idle connections of the HTTP
+// clients it made and waits for every goroutine.
 //
 // # Our tools over MCP
 //
