@@ -101,7 +101,8 @@ type Options struct {
 	// Sample answers a server's request for an LLM completion (sampling/createMessage),
 	// with the Name of the ServerConfig asking. Nil refuses every request, and the client then
 	// does not advertise sampling, so that servers offer only what works without it. ctx
-	// is as for Elicit.
+	// is as for Elicit. (MCP deprecates sampling as of protocol 2026-07-28, SEP-2577; it is
+	// here for the servers that still ask.)
 	Sample func(ctx context.Context, server string, req *sdkmcp.CreateMessageRequest) (*sdkmcp.CreateMessageResult, error)
 	// Sequential reports which tools' calls must run one at a time (tool.Options.Sequential),
 	// from the Name of their ServerConfig and their annotations. Nil makes sequential every tool
