@@ -239,3 +239,23 @@ func compact(b json.RawMessage) []byte {
 	}
 	return b
 }
+
+// PauseStore is an optional interface of a Memory that keeps the pause of a session: a
+// RunSession that pauses saves its state there (the session itself then ends before the
+// paused turn), and ResumeSession takes it back. TakePause is what makes a session's pause
+// resumed once: of two concurrent takers, one gets the state, the other ErrNoPause. The state
+// stays server-side, so it needs no signature; it is the JSON of a Pause.
+type PauseStore interface {
+	// SavePause keeps state as the session's pause, replacing any.
+	SavePause(ctx context.Context, session string, state []byte) error
+	// LoadPause returns the session's pause without taking it, or an error wrapping
+	// ErrNoPause when it has none.
+	LoadPause(ctx context.Context, session string) ([]byte, error)
+	// TakePause removes the session's pause and returns it, atomically, or returns an error
+	// wrapping ErrNoPause when it has none.
+	TakePause(ctx context.Context, session string) ([]byte, error)
+}
+
+// ErrNoPause: the session has no pause (a PauseStore's LoadPause and TakePause; for
+// ResumeSession, the session is not paused, or its pause was taken by another resume).
+var ErrNoPause = errors.New("agentkit: the session has no pause")
