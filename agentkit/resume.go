@@ -133,7 +133,13 @@ func (p *Pause) check() error {
 	if p.ID == "" || p.Iteration < 1 || len(p.Pending) == 0 || p.New < 0 || p.New > n {
 		return errors.New("no id, no iteration or no pending call")
 	}
-	if err := ValidateHistory(p.Messages[:n-1]); err != nil {
+	// The transcript the resumed turn makes must validate: checked with a stand-in result
+	// per call, before anything runs.
+	whole := slices.Clone(p.Messages)
+	for _, c := range p.Messages[n-1].ToolCalls {
+		whole = append(whole, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Content: "-"})
+	}
+	if err := ValidateHistory(whole); err != nil {
 		return err
 	}
 	seen := map[string]int{}
