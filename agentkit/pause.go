@@ -53,6 +53,8 @@ type Pause struct {
 	New int `json:"new"`
 	// Session is the RunSession's session; empty for other runs.
 	Session string `json:"session,omitempty"`
+	// Omitted is Result.Omitted of a RunSession: the session's messages Messages leaves out.
+	Omitted int `json:"omitted,omitempty"`
 	// Results are the results of the turn's calls that ran (or were refused), by call id.
 	Results []PausedResult `json:"results"`
 	// Pending are the calls that wait for a decision, in emission order.
@@ -154,6 +156,7 @@ func (r *run) pauseOf(recs []CallRecord) (*Pause, error) {
 		Messages:  slices.Clone(r.res.Messages), // the transcript's array is the caller's, once the run ends
 		New:       r.res.New,
 		Session:   r.session,
+		Omitted:   r.res.Omitted,
 		Iteration: r.res.Iterations,
 		Usage:     r.res.Usage,
 		Guard:     GuardState{Prev: r.guard.prev, Repeats: r.guard.repeats},

@@ -79,6 +79,9 @@ func (a *Agent) resumed(ctx context.Context, p *Pause, decisions []Decision) (*r
 	if err := a.checkPause(p, decisions); err != nil {
 		return nil, err
 	}
+	if p.Session != "" { // its one copy is in the session's PauseStore, which hands it out once
+		return nil, fmt.Errorf("%w: the pause of session %q resumes with ResumeSession", ErrInvalidPause, p.Session)
+	}
 	if a.opts.Ledger == nil {
 		return nil, ErrNoLedger
 	}
@@ -95,7 +98,7 @@ func (a *Agent) resumed(ctx context.Context, p *Pause, decisions []Decision) (*r
 // pausedRun returns the run of p, its transcript the pause's without the assistant message.
 func (a *Agent) pausedRun(p *Pause, sink func(Event)) *run {
 	msgs := slices.Clone(p.Messages[:len(p.Messages)-1])
-	r := &run{a: a, sink: sink, res: &Result{Messages: msgs, New: p.New, Usage: p.Usage, Iterations: p.Iteration}}
+	r := &run{a: a, sink: sink, res: &Result{Messages: msgs, New: p.New, Omitted: p.Omitted, Usage: p.Usage, Iterations: p.Iteration}}
 	r.guard = loopGuard{prev: slices.Clone(p.Guard.Prev), repeats: p.Guard.Repeats}
 	return r
 }
@@ -299,8 +302,22 @@ func (r *run) pause(ctx context.Context, iter int, recs []CallRecord) (StopReaso
 		return StopInvalidHistory, err
 	}
 	r.res.Pause = p
+	if r.store != nil {
+		if err := r.savePause(ctx, p); err != nil {
+			return StopMemoryError, err
+		}
+	}
 	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
 	return StopPaused, ErrPaused
+}
+
+// unpausable answers the pending calls of a run that cannot pause not executed.
+func unpausable(recs []CallRecord) {
+	for i := range recs {
+		if recs[i].Result.Kind == tool.KindPending {
+			recs[i].Result = notExecuted(tool.KindNotExecuted, "error: not executed: the call to "+recs[i].Call.Name+" needs a decision from outside the run, and this run cannot wait for one. Tell the user it needs their approval.")
+		}
+	}
 }
 
 func pending(recs []CallRecord) bool {

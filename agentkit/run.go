@@ -177,9 +177,10 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 		return refusal, all || i >= r.a.opts.MaxToolCalls
 	})
 	if stop == "" && pending(step.Calls) {
-		if s, _ := r.settled(ctx, step.Calls); s == "" {
+		if s, _ := r.settled(ctx, step.Calls); s == "" && r.canPause() {
 			return r.pause(ctx, iter, step.Calls)
 		}
+		unpausable(step.Calls)
 	}
 	return r.endTurn(ctx, iter, step.Calls, stop, stopErr)
 }
