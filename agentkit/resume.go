@@ -62,11 +62,33 @@ func (p *Pause) pendingAt(id string) *PendingCall {
 //
 // Otherwise Resume returns as Run does, and may pause again on a later turn.
 func (a *Agent) Resume(ctx context.Context, p *Pause, decisions []Decision) (*Result, error) {
-	r, err := a.resumed(ctx, p, decisions)
+	return a.resumeRun(ctx, p, decisions, nil)
+}
+
+// ResumeStream is Resume with the model's replies streamed, as RunStream: the events of the
+// resumed turn's calls, then those of the following model calls. A refused Resume's
+// StreamRun has only its EventRunEnd.
+func (a *Agent) ResumeStream(ctx context.Context, p *Pause, decisions []Decision) *StreamRun {
+	return startStream(ctx, func(ctx context.Context, sink func(Event)) (*Result, error) {
+		return a.resumeRun(ctx, p, decisions, sink)
+	})
+}
+
+func (a *Agent) resumeRun(ctx context.Context, p *Pause, decisions []Decision, sink func(Event)) (*Result, error) {
+	r, err := a.resumed(ctx, p, decisions, sink)
 	if err != nil {
-		return refused(err)
+		return refusedRun(sink, err)
 	}
 	return r.start(ctx, func(ctx context.Context) (*Result, error) { return r.resume(ctx, p, decisions) })
+}
+
+// refusedRun is refused, with the EventRunEnd of a streamed run.
+func refusedRun(sink func(Event), err error) (*Result, error) {
+	res, err := refused(err)
+	if sink != nil {
+		sink(Event{Kind: EventRunEnd, Stop: res.Stop, Err: err})
+	}
+	return res, err
 }
 
 // refused is the Result of a Resume that ran nothing.
@@ -75,7 +97,7 @@ func refused(err error) (*Result, error) {
 }
 
 // resumed checks p and decisions and claims p, and returns the run that resumes it.
-func (a *Agent) resumed(ctx context.Context, p *Pause, decisions []Decision) (*run, error) {
+func (a *Agent) resumed(ctx context.Context, p *Pause, decisions []Decision, sink func(Event)) (*run, error) {
 	if err := a.checkPause(p, decisions); err != nil {
 		return nil, err
 	}
@@ -92,7 +114,7 @@ func (a *Agent) resumed(ctx context.Context, p *Pause, decisions []Decision) (*r
 	case !won:
 		return nil, fmt.Errorf("%w: pause %s", ErrAlreadyResumed, p.ID)
 	}
-	return a.pausedRun(p, nil), nil
+	return a.pausedRun(p, sink), nil
 }
 
 // pausedRun returns the run of p, its transcript the pause's without the assistant message.
@@ -210,7 +232,10 @@ func (r *run) resume(ctx context.Context, p *Pause, decisions []Decision) (*Resu
 	r.res.Messages = append(r.res.Messages, msg)
 	from := len(r.res.Messages) - 1
 	calls, answers, approved := r.decided(msg, p, decisions)
-	t := &turn{r: r, iter: iter, ctx: tool.WithApproved(ctx, approved...)}
+	t := &turn{r: r, iter: iter, ctx: tool.WithApproved(ctx, approved...), quiet: map[int]bool{}}
+	for i, c := range calls {
+		t.quiet[i] = slices.ContainsFunc(p.Results, func(r PausedResult) bool { return r.ID == c.ID }) // reported before the pause
+	}
 	recs := t.finish(calls, func(i int) (tool.Result, bool) {
 		res, ok := answers[i]
 		return res, ok

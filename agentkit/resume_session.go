@@ -25,34 +25,50 @@ func (a *Agent) ResumeSession(ctx context.Context, session string, decisions []D
 	return a.resumeSession(ctx, session, decisions, nil)
 }
 
+// ResumeSessionStream is ResumeSession with the model's replies streamed, as ResumeStream.
+func (a *Agent) ResumeSessionStream(ctx context.Context, session string, decisions []Decision) *StreamRun {
+	return startStream(ctx, func(ctx context.Context, sink func(Event)) (*Result, error) {
+		return a.resumeSession(ctx, session, decisions, sink)
+	})
+}
+
 func (a *Agent) resumeSession(ctx context.Context, session string, decisions []Decision, sink func(Event)) (*Result, error) {
+	res, err := a.resumeSessionRun(ctx, session, decisions, sink)
+	if res == nil {
+		return refusedRun(sink, err)
+	}
+	return res, err
+}
+
+// resumeSessionRun is resumeSession, returning a nil Result when it refused.
+func (a *Agent) resumeSessionRun(ctx context.Context, session string, decisions []Decision, sink func(Event)) (*Result, error) {
 	ps, ok := a.opts.Memory.(PauseStore)
 	if !ok {
-		return refused(fmt.Errorf("%w: ResumeSession needs a Memory that is a PauseStore", ErrNoMemory))
+		return nil, fmt.Errorf("%w: ResumeSession needs a Memory that is a PauseStore", ErrNoMemory)
 	}
 	ctx = context.WithValue(ctx, sessionKey{}, session)
 	if l, ok := a.opts.Memory.(SessionLocker); ok {
 		unlock, err := l.Lock(ctx, session)
 		if err != nil {
-			return refused(fmt.Errorf("agentkit: session %q: %w", session, err))
+			return nil, fmt.Errorf("agentkit: session %q: %w", session, err)
 		}
 		defer unlock()
 	}
 	state, p, err := a.storedPause(ctx, ps, session)
 	if err != nil {
-		return refused(err)
+		return nil, err
 	}
 	if err := a.checkPause(p, decisions); err != nil {
-		return refused(err)
+		return nil, err
 	}
 	taken, err := ps.TakePause(ctx, session)
 	switch {
 	case errors.Is(err, ErrNoPause):
-		return refused(fmt.Errorf("%w: session %q", ErrAlreadyResumed, session))
+		return nil, fmt.Errorf("%w: session %q", ErrAlreadyResumed, session)
 	case err != nil:
-		return refused(fmt.Errorf("agentkit: taking the pause of session %q: %w", session, err))
+		return nil, fmt.Errorf("agentkit: taking the pause of session %q: %w", session, err)
 	case !bytes.Equal(taken, state): // replaced by a writer that does not lock the session
-		return refused(fmt.Errorf("%w: session %q: its pause changed while it was resumed", ErrAlreadyResumed, session))
+		return nil, fmt.Errorf("%w: session %q: its pause changed while it was resumed", ErrAlreadyResumed, session)
 	}
 	r := a.pausedRun(p, sink)
 	r.session, r.store = session, a.opts.Memory
