@@ -30,8 +30,9 @@ const BudgetExhaustedPrompt = "[budget] You have used all the tool calls allowed
 // answered. Otherwise it is one of: ErrIterationLimit, ErrLoopDetected, an error wrapping a
 // tool.Fatal error (errors.Is(err, tool.ErrFatal)), the model's error wrapped (errors.As
 // finds *openai.APIError), ErrNoChoices, ErrEmptyMessage, ErrReplyTooLarge,
-// ErrInvalidHistory, the Context strategy's error (StopContextError), or the
-// context's error.
+// ErrInvalidHistory, the Context strategy's error (StopContextError), ErrPaused (StopPaused:
+// calls wait for a decision from outside the run, and Result.Pause holds the state that
+// Resume continues — not an answer, so not a nil error), or the context's error.
 //
 // Run returns once every goroutine it started has ended: the calls of a canceled run get
 // the canceled context and are waited for. A tool that ignores its context can therefore

@@ -16,7 +16,7 @@ import (
 // restart. It is safe for concurrent use, and its zero value is ready to use.
 //
 // Append and Load copy the messages, so neither the caller's later changes nor the store's
-// reach the other. Lock waits (until its context is done) for the run holding the session:
+// reach the other. It is also an agentkit.Ledger and an agentkit.PauseStore, for paused runs. Lock waits (until its context is done) for the run holding the session:
 // runs of one session are serialized, never refused.
 type InMemory struct {
 	mu        sync.RWMutex
