@@ -3,6 +3,7 @@ package agentkit
 import (
 	"context"
 	"crypto/hmac"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -27,7 +28,7 @@ type Decision struct {
 	// them once they pass the tool's validation again (a refusal is a result the model
 	// reads), and the model is told the arguments were edited. Nil runs the pending ones.
 	// Not allowed on a deferred call.
-	Arguments []byte
+	Arguments json.RawMessage
 	// Result is, for an approved deferred call, the tool's output the application produced:
 	// what the model reads. Empty becomes tool.EmptyContent.
 	Result string
