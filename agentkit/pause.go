@@ -41,6 +41,9 @@ const PauseVersion = 1
 // A Pause signed with Options.PauseKey carries MAC; Resume verifies it before anything else.
 // One without a key is as trustworthy as where it was kept: hand a client a signed one, or
 // keep it server-side (RunSession does, in a PauseStore).
+//
+// The zero Pause is not a state: Resume refuses it (ErrPauseVersion). Resume does not modify
+// the Pause it is given.
 type Pause struct {
 	// Version is the format's version, PauseVersion when written by this package.
 	Version int `json:"version"`
@@ -72,7 +75,8 @@ type Pause struct {
 	MAC []byte `json:"mac,omitempty"`
 }
 
-// PausedResult is the result of a call of the paused turn that did not wait.
+// PausedResult is the result of a call of the paused turn that did not wait. The zero value
+// is the success, with empty content, of the call of the empty id.
 type PausedResult struct {
 	// ID is the call's id.
 	ID string `json:"id"`
@@ -92,7 +96,8 @@ const (
 	PendingDeferred PendingKind = "deferred"
 )
 
-// PendingCall is a call that waits for a decision.
+// PendingCall is a call that waits for a decision. The zero value names no call and is
+// refused by Resume.
 type PendingCall struct {
 	// ID is the call's id: the Decision for it names it.
 	ID string `json:"id"`
@@ -105,7 +110,8 @@ type PendingCall struct {
 	Kind PendingKind `json:"kind"`
 }
 
-// GuardState is the loop guard's state in a Pause.
+// GuardState is the loop guard's state in a Pause. The zero value is a guard that has seen
+// no turn.
 type GuardState struct {
 	// Prev are the canonical keys of the paused turn's calls, sorted.
 	Prev []string `json:"prev"`

@@ -13,7 +13,8 @@ import (
 	"github.com/toolcall/toolcall/tool"
 )
 
-// Decision is the decision on one pending call of a Pause.
+// Decision is the decision on one pending call of a Pause. The zero Decision rejects, with
+// no message, the call of the empty id (which no call has).
 type Decision struct {
 	// CallID names the call (PendingCall.ID).
 	CallID string
@@ -182,6 +183,10 @@ func (p *Pause) check() error {
 	for _, c := range calls {
 		if seen[c.ID] != 1 {
 			return fmt.Errorf("call %q has %d results or pending entries, want 1", c.ID, seen[c.ID])
+		}
+		if pc := p.pendingAt(c.ID); pc != nil && pc.Name != c.Function.Name {
+			// The name shown to whoever decides is the name of the tool that runs.
+			return fmt.Errorf("pending call %q names %q, the call %q", c.ID, pc.Name, c.Function.Name)
 		}
 	}
 	if len(seen) != len(calls) {

@@ -57,7 +57,8 @@ type Result struct {
 	Kind Kind
 	// Err is the cause of a failure (nil on success). Wrap it with [Fatal] to stop the run.
 	Err error
-	// Value is the typed output of the tool's function (the Out of [New]) on success.
+	// Value is the typed output of the tool's function (the Out of [New]) on success; for a
+	// [KindPending] result, the call's canonical arguments, a json.RawMessage ([Pending]).
 	Value any
 	// Repair describes the repair applied to malformed arguments, empty when none was needed.
 	Repair string
