@@ -101,3 +101,35 @@ func TestSessionWithoutPauseStore(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The streamed forms: RunSessionStream pauses the session, ResumeSessionStream resumes it.
+func TestResumeSessionStream(t *testing.T) {
+	var b bank
+	store := memory.NewInMemory()
+	model := agentkittest.New(t, pauseTurn(), agentkittest.Text("办好了"))
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{b.transfer(), b.lookup()}, Memory: store})
+	ctx := context.Background()
+	s := a.RunSessionStream(ctx, "u", "转账")
+	for range s.Events() {
+	}
+	if _, err := s.Result(); !errors.Is(err, agentkit.ErrPaused) {
+		t.Fatalf("RunSessionStream = %v, want ErrPaused", err)
+	}
+	s = a.ResumeSessionStream(ctx, "u", []agentkit.Decision{{CallID: "call_a", Approve: true}, {CallID: "call_b", Approve: true}})
+	answers := 0
+	for e := range s.Events() {
+		if e.Kind == agentkit.EventAnswer {
+			answers++
+		}
+	}
+	res, err := s.Result()
+	if err != nil || res.Output != "办好了" || answers != 1 || b.transfers.Load() != 2 {
+		t.Fatalf("ResumeSessionStream = %q, %v, %d answers, %d transfers", res.Output, err, answers, b.transfers.Load())
+	}
+	s = a.ResumeSessionStream(ctx, "u", nil)
+	for range s.Events() {
+	}
+	if res, err := s.Result(); !errors.Is(err, agentkit.ErrNoPause) || res.Stop != agentkit.StopResumeRefused {
+		t.Errorf("ResumeSessionStream of a resumed session = %q, %v; want StopResumeRefused, ErrNoPause", res.Stop, err)
+	}
+}

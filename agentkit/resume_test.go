@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
+	"go.uber.org/goleak"
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
@@ -271,5 +272,32 @@ func TestResumeToolChanged(t *testing.T) {
 	}
 	if k := res.Steps[0].Calls[0].Result.Kind; k != tool.KindUnknownTool {
 		t.Errorf("a call of a tool gone = %q, want unknown_tool", k)
+	}
+}
+
+// A resumed run may pause again on a later turn: a new pause, with its own id, resumed in
+// turn; the first pause stays claimed.
+func TestResumePausesAgain(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var b bank
+	model := agentkittest.New(t,
+		agentkittest.ToolCalls(agentkittest.CallID("c1", "transfer", `{"to":"alice","amount":10}`)),
+		agentkittest.ToolCalls(agentkittest.CallID("c2", "transfer", `{"to":"bob","amount":20}`)),
+		agentkittest.Text("两笔都转了"))
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{b.transfer()}, Ledger: &mapLedger{}, PauseKey: []byte("k")})
+	first := paused(t, a)
+	res, err := a.Resume(context.Background(), first, []agentkit.Decision{{CallID: "c1", Approve: true}})
+	if !errors.Is(err, agentkit.ErrPaused) || res.Pause == nil || res.Pause.ID == first.ID || res.Pause.Iteration != 2 {
+		t.Fatalf("Resume = %q, %v, pause %+v; want a new pause at iteration 2", res.Stop, err, res.Pause)
+	}
+	if err := agentkit.ValidateHistory(res.Messages); err != nil {
+		t.Error(err)
+	}
+	res, err = a.Resume(context.Background(), res.Pause, []agentkit.Decision{{CallID: "c2", Approve: true}})
+	if err != nil || res.Output != "两笔都转了" || b.transfers.Load() != 2 || res.Iterations != 3 {
+		t.Fatalf("second Resume = %q, %v after %d iterations, %d transfers; want the answer after 3, 2", res.Output, err, res.Iterations, b.transfers.Load())
+	}
+	if _, err := a.Resume(context.Background(), first, []agentkit.Decision{{CallID: "c1", Approve: true}}); !errors.Is(err, agentkit.ErrAlreadyResumed) {
+		t.Errorf("the first pause again = %v, want ErrAlreadyResumed", err)
 	}
 }
