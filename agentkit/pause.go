@@ -121,6 +121,11 @@ type GuardState struct {
 
 // Ledger records which pauses were resumed, so that each is resumed once (Options.Ledger).
 // *memory.InMemory and the SQLite store of memory/sqlite are Ledgers; memorytest checks one.
+//
+// Resume claims a pause before it runs anything, so its guarantee is at most once: a process
+// that dies (or a context canceled) after the claim and before the approved calls end
+// leaves them run once or not at all, and the pause cannot be resumed again. Claims are
+// never removed: a ledger grows by one key per resumed pause.
 type Ledger interface {
 	// Claim records key and reports whether this call recorded it: true for the first
 	// claimer of a key only, however many claim it, concurrently or in other processes
