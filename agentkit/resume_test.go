@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
+	"github.com/toolcall/toolcall/middleware"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -299,5 +300,51 @@ func TestResumePausesAgain(t *testing.T) {
 	}
 	if _, err := a.Resume(context.Background(), first, []agentkit.Decision{{CallID: "c1", Approve: true}}); !errors.Is(err, agentkit.ErrAlreadyResumed) {
 		t.Errorf("the first pause again = %v, want ErrAlreadyResumed", err)
+	}
+}
+
+// An approved call goes through the whole middleware chain again on resume, and passes the
+// RequireApproval that paused it only because the resumed run approves it in its context.
+func TestResumeThroughMiddleware(t *testing.T) {
+	var b bank
+	plain := tool.New("delete_file", "删除文件。", func(ctx context.Context, in struct {
+		Path string `json:"path"`
+	}) (string, error) {
+		b.transfers.Add(1)
+		return "已删除 " + in.Path, nil
+	}) // no annotations: destructive, as MCP reads it
+	var mu sync.Mutex
+	var seen []string // what the outer middleware saw: call id and result kind
+	record := func(next tool.Handler) tool.Handler {
+		return func(ctx context.Context, c tool.Call) tool.Result {
+			res := next(ctx, c)
+			mu.Lock()
+			seen = append(seen, c.ID+":"+string(res.Kind))
+			mu.Unlock()
+			return res
+		}
+	}
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "delete_file", `{"path":"/tmp/x"}`)), agentkittest.Text("删好了"))
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{plain}, Ledger: &mapLedger{},
+		Middleware: []tool.Middleware{record, middleware.RequireApproval(middleware.Destructive)}})
+	p := paused(t, a)
+	res, err := a.Resume(context.Background(), p, []agentkit.Decision{{CallID: "c1", Approve: true}})
+	if err != nil || res.Output != "删好了" || b.transfers.Load() != 1 {
+		t.Fatalf("Resume = %q, %v, ran %d times", res.Output, err, b.transfers.Load())
+	}
+	if diff := cmp.Diff([]string{"c1:pending", "c1:"}, seen); diff != "" {
+		t.Errorf("the outer middleware saw (-want +got):\n%s", diff)
+	}
+}
+
+// A run never inherits its caller's approvals (an agent used as a tool inside an approved
+// call): a call whose id the caller's context approves still pauses.
+func TestRunDropsCallersApprovals(t *testing.T) {
+	var b bank
+	a := agentkit.New(agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "transfer", `{"to":"bob","amount":1}`))),
+		&agentkit.Options{Tools: []*tool.Tool{b.transfer()}})
+	res, err := a.Run(tool.WithApproved(context.Background(), "c1"), "转账")
+	if !errors.Is(err, agentkit.ErrPaused) || b.transfers.Load() != 0 {
+		t.Errorf("Run with the caller's approval of c1 = %q, %v, ran %d times; want a pause", res.Stop, err, b.transfers.Load())
 	}
 }
