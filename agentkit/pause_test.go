@@ -152,3 +152,41 @@ func TestPauseKeepsAssistantMessage(t *testing.T) {
 		t.Errorf("the Pause's last message = %+v", last)
 	}
 }
+
+// The signature survives JSON for everything a transcript may hold: parts, reasoning,
+// provider extras, names, and text JSON escapes differently (<, &, U+2028).
+func TestPauseSignatureSurvivesRichMessages(t *testing.T) {
+	var b bank
+	reply := pauseTurn()
+	reply.Message.ReasoningContent = "先查余额 <再> 转账 & 记录\u2028"
+	reply.Message = agentkit.SetExtras(reply.Message, agentkit.ProviderExtras{Message: map[string]json.RawMessage{"reasoning_details": json.RawMessage(`[{"type":"reasoning.encrypted","data":"abc=="}]`)}})
+	model := agentkittest.New(t, reply, agentkittest.Text("好"))
+	key := []byte("k")
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{b.transfer(), b.lookup()}, Ledger: &mapLedger{}, PauseKey: key})
+	history := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: "你是银行助手 <b>&</b>"},
+		{Role: openai.ChatMessageRoleUser, Name: "alice", MultiContent: []openai.ChatMessagePart{
+			{Type: openai.ChatMessagePartTypeText, Text: "看图转账"},
+			{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: "https://example.com/a.png", Detail: openai.ImageURLDetailLow}},
+		}},
+	}
+	res, _ := a.RunMessages(context.Background(), history)
+	if res.Pause == nil {
+		t.Fatal("no pause")
+	}
+	data, err := json.Marshal(res.Pause)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back agentkit.Pause
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := agentkit.Extras(back.Messages[len(back.Messages)-1]); !ok {
+		t.Error("the provider extras of the paused message did not survive JSON")
+	}
+	res, err = a.Resume(context.Background(), &back, []agentkit.Decision{{CallID: "call_a", Approve: true}, {CallID: "call_b", Approve: true}})
+	if err != nil || res.Output != "好" {
+		t.Fatalf("Resume = %q, %v", res.Output, err)
+	}
+}
