@@ -62,7 +62,10 @@ func (p *Pause) pendingAt(id string) *PendingCall {
 // approved calls once. A refused Resume returns a Result with Stop StopResumeRefused and no
 // messages.
 //
-// Otherwise Resume returns as Run does, and may pause again on a later turn.
+// Otherwise Resume returns as Run does, and may pause again on a later turn (a new Pause,
+// with an id of its own). Result.Steps begins with the resumed turn: its Message is the
+// paused assistant message, and it has no usage or duration of its own (those were the
+// paused run's).
 func (a *Agent) Resume(ctx context.Context, p *Pause, decisions []Decision) (*Result, error) {
 	return a.resumeRun(ctx, p, decisions, nil)
 }

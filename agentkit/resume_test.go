@@ -348,3 +348,36 @@ func TestRunDropsCallersApprovals(t *testing.T) {
 		t.Errorf("Run with the caller's approval of c1 = %q, %v, ran %d times; want a pause", res.Stop, err, b.transfers.Load())
 	}
 }
+
+// A resume canceled while its approved calls run ends with StopCanceled once they have
+// ended, with a valid transcript; the pause stays claimed (at most once).
+func TestResumeCanceled(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	started := make(chan struct{})
+	slow := tool.New("transfer", "转账。", func(ctx context.Context, in transferArgs) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "", ctx.Err()
+	}, tool.Options{RequireApproval: true})
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "transfer", `{"to":"bob","amount":1}`)))
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{slow}, Ledger: &mapLedger{}})
+	p := paused(t, a)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	res, err := a.Resume(ctx, p, []agentkit.Decision{{CallID: "c1", Approve: true}})
+	if res.Stop != agentkit.StopCanceled || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Resume = %q, %v; want StopCanceled", res.Stop, err)
+	}
+	if err := agentkit.ValidateHistory(res.Messages); err != nil {
+		t.Error(err)
+	}
+	if k := res.Steps[0].Calls[0].Result.Kind; k != tool.KindCanceled {
+		t.Errorf("the call's result = %q, want canceled", k)
+	}
+	if _, err := a.Resume(context.Background(), p, []agentkit.Decision{{CallID: "c1", Approve: true}}); !errors.Is(err, agentkit.ErrAlreadyResumed) {
+		t.Errorf("resuming the canceled pause again = %v, want ErrAlreadyResumed", err)
+	}
+}
