@@ -59,8 +59,9 @@ func (p *Pause) pendingAt(id string) *PendingCall {
 // (ErrInvalidPause); that decisions name each pending call exactly once (ErrDecision); and
 // it claims the pause's id in Options.Ledger (ErrNoLedger without one, ErrAlreadyResumed
 // when it was claimed before), so that a state resumed twice, or concurrently, runs its
-// approved calls once. A refused Resume returns a Result with Stop StopResumeRefused and no
-// messages.
+// approved calls once. Options.Toolsets are listed before the claim: one that fails refuses
+// the resume, and the pause can be resumed later. A refused Resume returns a Result with
+// Stop StopResumeRefused and no messages.
 //
 // Otherwise Resume returns as Run does, and may pause again on a later turn (a new Pause,
 // with an id of its own). Result.Steps begins with the resumed turn: its Message is the
@@ -112,6 +113,10 @@ func (a *Agent) resumed(ctx context.Context, p *Pause, decisions []Decision, sin
 	if a.opts.Ledger == nil {
 		return nil, ErrNoLedger
 	}
+	box, err := a.toolbox(ctx) // before the claim: a Toolset that fails leaves the pause resumable
+	if err != nil {
+		return nil, err
+	}
 	won, err := a.opts.Ledger.Claim(ctx, "agentkit.pause:"+p.ID)
 	switch {
 	case err != nil:
@@ -119,14 +124,15 @@ func (a *Agent) resumed(ctx context.Context, p *Pause, decisions []Decision, sin
 	case !won:
 		return nil, fmt.Errorf("%w: pause %s", ErrAlreadyResumed, p.ID)
 	}
-	return a.pausedRun(p, sink), nil
+	return a.pausedRun(p, box, sink), nil
 }
 
 // pausedRun returns the run of p, its transcript the pause's without the assistant message.
-func (a *Agent) pausedRun(p *Pause, sink func(Event)) *run {
+func (a *Agent) pausedRun(p *Pause, box *toolbox, sink func(Event)) *run {
 	msgs := slices.Clone(p.Messages[:len(p.Messages)-1])
 	r := &run{a: a, sink: sink, res: &Result{Messages: msgs, New: p.New, Omitted: p.Omitted, Usage: p.Usage, Iterations: p.Iteration}}
 	r.guard = loopGuard{prev: slices.Clone(p.Guard.Prev), repeats: p.Guard.Repeats}
+	r.box = box
 	return r
 }
 
@@ -228,14 +234,8 @@ func (p *Pause) checkDecisions(decisions []Decision) error {
 func (r *run) resume(ctx context.Context, p *Pause, decisions []Decision) (*Result, error) {
 	iter := p.Iteration
 	r.ids = callIDs(p.Messages)
-	box, err := r.a.toolbox(ctx)
-	if err != nil {
-		stop, err := r.failed(ctx, err)
-		return r.finish(ctx, stop, err)
-	}
-	r.box = box
-	if box != &r.a.tools {
-		ctx = context.WithValue(ctx, toolboxKey{}, box)
+	if r.box != &r.a.tools {
+		ctx = context.WithValue(ctx, toolboxKey{}, r.box) // for calls of unknown tools
 	}
 	msg := p.Messages[len(p.Messages)-1]
 	r.res.Messages = append(r.res.Messages, msg)
@@ -321,7 +321,7 @@ func ranAfterApproval(rec CallRecord, c *PendingCall) tool.Result {
 		return notExecuted(tool.KindNotExecuted, "error: not executed: the call to "+c.Name+" was approved but still waits for a decision (the tool changed since it was approved). Tell the user.")
 	}
 	if rec.Call.Arguments != string(c.Arguments) {
-		res.Content = "note: the user edited the arguments of this call before approving it; it ran with " + rec.Call.Arguments + ".\n" + res.Content
+		res.Content = "note: the user edited the arguments of this call before approving it, to " + rec.Call.Arguments + "; the result below is for those.\n" + res.Content
 	}
 	return res
 }

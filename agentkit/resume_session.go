@@ -61,6 +61,10 @@ func (a *Agent) resumeSessionRun(ctx context.Context, session string, decisions 
 	if err := a.checkPause(p, decisions); err != nil {
 		return nil, err
 	}
+	box, err := a.toolbox(ctx) // before the take: a Toolset that fails leaves the pause in place
+	if err != nil {
+		return nil, err
+	}
 	taken, err := ps.TakePause(ctx, session)
 	switch {
 	case errors.Is(err, ErrNoPause):
@@ -70,7 +74,7 @@ func (a *Agent) resumeSessionRun(ctx context.Context, session string, decisions 
 	case !bytes.Equal(taken, state): // replaced by a writer that does not lock the session
 		return nil, fmt.Errorf("%w: session %q: its pause changed while it was resumed", ErrAlreadyResumed, session)
 	}
-	r := a.pausedRun(p, sink)
+	r := a.pausedRun(p, box, sink)
 	r.session, r.store = session, a.opts.Memory
 	if recent, ok := r.store.(RecentLoader); ok && p.Omitted > 0 {
 		r.recent = recent // new call ids stay unique among the messages the run never loaded

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,7 +40,7 @@ func TestResume(t *testing.T) {
 			[]string{declined, "余额 1000", declined}, nil},
 		{"approve with edited arguments",
 			[]agentkit.Decision{{CallID: "call_a", Approve: true, Arguments: []byte(`{"to":"carol","amount":5}`)}, {CallID: "call_b"}},
-			[]string{"note: the user edited the arguments of this call before approving it; it ran with {\"to\":\"carol\",\"amount\":5}.\n已转账 carol", "余额 1000", declined}, []string{"carol"}},
+			[]string{"note: the user edited the arguments of this call before approving it, to {\"to\":\"carol\",\"amount\":5}; the result below is for those.\n已转账 carol", "余额 1000", declined}, []string{"carol"}},
 		{"edited arguments are validated again",
 			[]agentkit.Decision{{CallID: "call_a", Approve: true, Arguments: []byte(`{"to":"carol","amount":0}`)}, {CallID: "call_b"}},
 			nil, nil},
@@ -379,5 +380,38 @@ func TestResumeCanceled(t *testing.T) {
 	}
 	if _, err := a.Resume(context.Background(), p, []agentkit.Decision{{CallID: "c1", Approve: true}}); !errors.Is(err, agentkit.ErrAlreadyResumed) {
 		t.Errorf("resuming the canceled pause again = %v, want ErrAlreadyResumed", err)
+	}
+}
+
+// flakyToolset lists its tools, or fails while down is set.
+type flakyToolset struct {
+	tools []*tool.Tool
+	down  atomic.Bool
+}
+
+func (f *flakyToolset) Tools(context.Context) ([]*tool.Tool, error) {
+	if f.down.Load() {
+		return nil, errors.New("server unreachable")
+	}
+	return f.tools, nil
+}
+
+// A Toolset that cannot list its tools refuses the resume before the pause is claimed: it
+// can be resumed once the Toolset is back.
+func TestResumeToolsetDown(t *testing.T) {
+	var b bank
+	ts := &flakyToolset{tools: []*tool.Tool{b.transfer(), b.lookup()}}
+	model := agentkittest.New(t, pauseTurn(), agentkittest.Text("办好了"))
+	a := agentkit.New(model, &agentkit.Options{Toolsets: []agentkit.Toolset{ts}, Ledger: &mapLedger{}})
+	p := paused(t, a)
+	decisions := []agentkit.Decision{{CallID: "call_a", Approve: true}, {CallID: "call_b", Approve: true}}
+	ts.down.Store(true)
+	res, err := a.Resume(context.Background(), p, decisions)
+	if err == nil || res.Stop != agentkit.StopResumeRefused || b.transfers.Load() != 0 {
+		t.Fatalf("Resume with the Toolset down = %q, %v; want refused", res.Stop, err)
+	}
+	ts.down.Store(false)
+	if res, err := a.Resume(context.Background(), p, decisions); err != nil || res.Output != "办好了" || b.transfers.Load() != 2 {
+		t.Fatalf("Resume with the Toolset back = %q, %v, %d transfers", res.Output, err, b.transfers.Load())
 	}
 }
