@@ -415,3 +415,16 @@ func TestResumeToolsetDown(t *testing.T) {
 		t.Fatalf("Resume with the Toolset back = %q, %v, %d transfers", res.Output, err, b.transfers.Load())
 	}
 }
+
+// Another pause's MAC does not sign this one, even of the same agent, turn and decisions.
+func TestResumeRefusesAnotherPausesMAC(t *testing.T) {
+	var b bank
+	model := agentkittest.New(t, pauseTurn(), pauseTurn())
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{b.transfer(), b.lookup()}, Ledger: &mapLedger{}, PauseKey: []byte("k")})
+	first, second := paused(t, a), paused(t, a)
+	second.MAC = first.MAC
+	_, err := a.Resume(context.Background(), second, []agentkit.Decision{{CallID: "call_a", Approve: true}, {CallID: "call_b", Approve: true}})
+	if !errors.Is(err, agentkit.ErrPauseTampered) || b.transfers.Load() != 0 {
+		t.Errorf("Resume with another pause's MAC = %v, %d transfers; want ErrPauseTampered, none", err, b.transfers.Load())
+	}
+}
