@@ -87,6 +87,17 @@ type Options struct {
 	// When it is a TurnLimiter and Memory a RecentLoader, RunSession loads only the turns it
 	// sends (see RunSession).
 	Context ContextStrategy
+	// Ledger records the pauses that were resumed, so that Resume runs a pause's approved
+	// calls once however many times, or however concurrently, the same state is resumed
+	// (*memory.InMemory and memory/sqlite's Store are Ledgers). Keep it where the run is
+	// stored. Nil: Resume fails with ErrNoLedger (ResumeSession needs none: the session's
+	// PauseStore hands its pause out once).
+	Ledger Ledger
+	// PauseKey, when set, signs every Pause (Pause.MAC, an HMAC-SHA256) and makes Resume
+	// refuse, with ErrPauseTampered and before anything runs, a state that is not signed with
+	// it or was altered since. Set it whenever a paused state leaves the server (a client, a
+	// file, a queue). Nil: states are neither signed nor checked.
+	PauseKey []byte
 }
 
 // Agent runs the tool-calling loop. It is immutable after New and safe for concurrent use by
@@ -127,6 +138,7 @@ func New(model Model, opts *Options) *Agent {
 	o.Middleware = append([]tool.Middleware(nil), o.Middleware...)
 	o.RunMiddleware = append([]RunMiddleware(nil), o.RunMiddleware...)
 	o.ModelMiddleware = append([]ModelMiddleware(nil), o.ModelMiddleware...)
+	o.PauseKey = slices.Clone(o.PauseKey)
 	if !sendsExtras(model) {
 		model = WrapModel(model, stripExtras{})
 	}

@@ -65,6 +65,31 @@
 // between turns, never in the middle of one. [Agent.Tool] makes an agent one tool of another
 // (a sub-agent), or of an MCP server.
 //
+// # Runs that pause
+//
+// A call that needs a decision from outside the run — a person's approval, taken in hours
+// from another process, or the result of a tool the application runs itself — does not run:
+// its result is tool.KindPending (tool.Options.RequireApproval, middleware.RequireApproval,
+// tool.Deferred). The turn's other calls run; then the run stops with StopPaused and
+// ErrPaused, and Result.Pause holds a [Pause]: the transcript up to the assistant message
+// with the calls (kept only there, so that no history a provider sees has unanswered calls),
+// the results of the calls that ran, each pending call with its canonical validated
+// arguments, and the run's counters. A Pause is versioned JSON (PauseVersion;
+// testdata/pause holds one of each version, and every one still resumes), signed with
+// Options.PauseKey (HMAC-SHA256) when it leaves the server.
+//
+// [Agent.Resume] continues it with a [Decision] per pending call — approve, approve with
+// edited arguments (validated again), reject with a message for the model, or give a
+// deferred call its result — in this process or another. Before anything runs it checks
+// the version, the signature (ErrPauseTampered), the state and the decisions, and claims the
+// pause in Options.Ledger: a state resumed twice, or concurrently, runs its approved calls
+// once (ErrAlreadyResumed). The approved calls go through the whole middleware chain with
+// the approval in their context (tool.Approved); the model reads every decision; the loop
+// goes on within the run's bounds. A RunSession that pauses keeps its Pause in the session's
+// store ([PauseStore]); [Agent.ResumeSession] takes it back once, also after a restart, and
+// until then the session refuses new messages (ErrSessionPaused). ResumeStream and
+// ResumeSessionStream stream the resumed run.
+//
 // # How a run is built
 //
 // One path per stage. Before every request the whole request is checked with

@@ -2,6 +2,7 @@ package agentkit_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -181,4 +182,45 @@ func ExampleCallMiddlewareFunc() {
 	fmt.Println(resp.Choices[0].Message.Content, err, count)
 	// Output:
 	// hi <nil> 1
+}
+
+// A transfer needs approval: the run pauses with the call, its state travels as JSON (to a
+// database, a client, another process), and Resume runs the approved call once.
+func ExampleAgent_Resume() {
+	transfer := tool.New("transfer", "转账给指定收款人。",
+		func(ctx context.Context, in struct {
+			To     string `json:"to"`
+			Amount int    `json:"amount"`
+		}) (string, error) {
+			return fmt.Sprintf("已向 %s 转账 %d 元", in.To, in.Amount), nil
+		}, tool.Options{RequireApproval: true})
+	model := agentkittest.New(nil,
+		agentkittest.ToolCalls(agentkittest.CallID("call_1", "transfer", `{"to":"bob","amount":500}`)),
+		agentkittest.Text("已向 bob 转账 500 元。"),
+	)
+	agent := agentkit.New(model, &agentkit.Options{
+		Tools:    []*tool.Tool{transfer},
+		Ledger:   memory.NewInMemory(), // where resumed pauses are recorded: memory/sqlite's Store across processes
+		PauseKey: []byte("a key of the application's"),
+	})
+	ctx := context.Background()
+
+	res, err := agent.Run(ctx, "转账 500 元给 bob")
+	fmt.Println(res.Stop, errors.Is(err, agentkit.ErrPaused))
+	state, _ := json.Marshal(res.Pause) // store it anywhere
+
+	var p agentkit.Pause
+	_ = json.Unmarshal(state, &p)
+	for _, c := range p.Pending {
+		fmt.Printf("%s %s %s (%s)\n", c.ID, c.Name, c.Arguments, c.Kind)
+	}
+	res, err = agent.Resume(ctx, &p, []agentkit.Decision{{CallID: "call_1", Approve: true}})
+	fmt.Println(res.Output, err)
+	_, err = agent.Resume(ctx, &p, []agentkit.Decision{{CallID: "call_1", Approve: true}})
+	fmt.Println(errors.Is(err, agentkit.ErrAlreadyResumed))
+	// Output:
+	// paused true
+	// call_1 transfer {"to":"bob","amount":500} (approval)
+	// 已向 bob 转账 500 元。 <nil>
+	// true
 }

@@ -32,6 +32,7 @@ type turn struct {
 	wg      sync.WaitGroup
 	ids     map[int]string      // the ids given to calls at early start, by position
 	started map[int]*CallRecord // the records of the calls started, by position
+	quiet   map[int]bool        // the refused calls finish does not report: a resumed turn's calls that ran before its pause
 
 	panicOnce sync.Once
 	panicked  any // the first panic of a call's goroutine outside the handler (an OnEvent's)
@@ -118,7 +119,9 @@ func (t *turn) finish(calls []tool.Call, refused func(i int) (tool.Result, bool)
 		}
 		if res, no := refused(i); no {
 			recs[i] = CallRecord{Call: c, Result: res}
-			t.r.emit(t.ctx, toolEnd(t.iter, recs[i]))
+			if !t.quiet[i] {
+				t.r.emit(t.ctx, toolEnd(t.iter, recs[i]))
+			}
 			continue
 		}
 		if err := t.ctx.Err(); err != nil {

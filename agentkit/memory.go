@@ -120,6 +120,13 @@ var (
 //
 // Errors from the Memory end the run with StopMemoryError; a run canceled while it waits for
 // the session's lock or its load stops with StopCanceled.
+//
+// A RunSession that pauses (StopPaused) keeps its Pause in the Memory when it is a
+// [PauseStore]; the session's history then ends before the paused turn, and ResumeSession
+// continues it. Until then, a RunSession on the session is refused (StopPaused,
+// ErrSessionPaused, Result.Pause the stored pause). With a Memory that keeps no pauses, a
+// session run does not pause: calls that would wait are answered not executed, and the
+// model reads why.
 func (a *Agent) RunSession(ctx context.Context, session, input string) (*Result, error) {
 	return a.runSession(ctx, session, input, nil)
 }
@@ -143,6 +150,13 @@ func (r *run) openSession(ctx context.Context, input string) (*Result, error) {
 			return r.unopened(ctx, fmt.Errorf("agentkit: session %q: %w", r.session, err))
 		}
 		defer unlock()
+	}
+	if err := r.pausedSession(ctx); err != nil {
+		r.store = nil
+		if errors.Is(err, ErrSessionPaused) {
+			return r.finish(ctx, StopPaused, err)
+		}
+		return r.unopened(ctx, err)
 	}
 	hist, omitted, recent, err := r.a.load(ctx, mem, r.session)
 	if err != nil {

@@ -39,6 +39,13 @@ const (
 	// StopToolsError: a Toolset of Options.Toolsets failed to list its tools, or two tools
 	// of a request shared a name (ErrDuplicateTool).
 	StopToolsError StopReason = "tools_error"
+	// StopPaused: calls of a turn wait for a decision from outside the run (an approval, a
+	// deferred tool's result): the run's error is ErrPaused and Result.Pause holds the state
+	// that Agent.Resume continues.
+	StopPaused StopReason = "paused"
+	// StopResumeRefused: Resume refused the paused state or the decisions before anything
+	// ran (ErrPauseTampered, ErrAlreadyResumed, ErrDecision…).
+	StopResumeRefused StopReason = "resume_refused"
 )
 
 // Sentinel errors of the loop, for errors.Is.
@@ -88,6 +95,9 @@ type Result struct {
 	Iterations int
 	// Stop says why the run ended.
 	Stop StopReason
+	// Pause is the state of a paused run (Stop is StopPaused), for Agent.Resume; nil
+	// otherwise.
+	Pause *Pause
 }
 
 // Step is one model call and the tool calls of its reply.

@@ -30,8 +30,9 @@ const BudgetExhaustedPrompt = "[budget] You have used all the tool calls allowed
 // answered. Otherwise it is one of: ErrIterationLimit, ErrLoopDetected, an error wrapping a
 // tool.Fatal error (errors.Is(err, tool.ErrFatal)), the model's error wrapped (errors.As
 // finds *openai.APIError), ErrNoChoices, ErrEmptyMessage, ErrReplyTooLarge,
-// ErrInvalidHistory, the Context strategy's error (StopContextError), or the
-// context's error.
+// ErrInvalidHistory, the Context strategy's error (StopContextError), ErrPaused (StopPaused:
+// calls wait for a decision from outside the run, and Result.Pause holds the state that
+// Resume continues — not an answer, so not a nil error), or the context's error.
 //
 // Run returns once every goroutine it started has ended: the calls of a canceled run get
 // the canceled context and are waited for. A tool that ignores its context can therefore
@@ -88,6 +89,9 @@ type run struct {
 
 // start runs body, the run's work, through Options.RunMiddleware.
 func (r *run) start(ctx context.Context, body RunFunc) (*Result, error) {
+	// No approval of a caller's reaches this run (an agent used as a tool): only Resume
+	// approves, the calls of the turn it resumes.
+	ctx = tool.WithApproved(ctx)
 	f := body
 	mws := r.a.opts.RunMiddleware
 	for i := len(mws) - 1; i >= 0; i-- {
@@ -114,7 +118,12 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	if err := r.save(ctx, r.res.Messages[len(r.res.Messages)-1:]); err != nil {
 		return r.finish(ctx, StopMemoryError, err)
 	}
-	for iter := 1; ; iter++ {
+	return r.iterations(ctx, 1)
+}
+
+// iterations runs the iterations from first on.
+func (r *run) iterations(ctx context.Context, first int) (*Result, error) {
+	for iter := first; ; iter++ {
 		from := len(r.res.Messages)
 		stop, err := r.iterate(ctx, iter)
 		if serr := r.save(ctx, r.res.Messages[from:]); serr != nil && err == nil {
@@ -168,20 +177,51 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 	step.Calls = t.finish(calls, func(i int) (tool.Result, bool) {
 		return refusal, all || i >= r.a.opts.MaxToolCalls
 	})
-	r.appendResults(step.Calls)
+	if stop == "" && pending(step.Calls) {
+		if s, _ := r.settled(ctx, step.Calls); s == "" && r.canPause() {
+			return r.pause(ctx, iter, step.Calls)
+		}
+		unpausable(step.Calls)
+	}
+	return r.endTurn(ctx, iter, step.Calls, stop, stopErr)
+}
+
+// endTurn appends the results of a turn's calls and says whether the run stops, as iterate
+// does.
+func (r *run) endTurn(ctx context.Context, iter int, recs []CallRecord, stop StopReason, stopErr error) (StopReason, error) {
+	r.appendResults(recs)
 	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
 	if stop != "" {
 		return stop, stopErr
 	}
-	for _, c := range step.Calls {
-		if tool.IsFatal(c.Result.Err) {
-			return StopFatalTool, fmt.Errorf("agentkit: tool %s: %w", c.Call.Name, c.Result.Err)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return StopCanceled, err
+	if stop, err := r.settled(ctx, recs); stop != "" {
+		return stop, err
 	}
 	return "", nil
+}
+
+// settled says whether the run stops after a turn whose calls ended so: a fatal tool error,
+// or a canceled run. It marks a pending call of such a turn not executed: the run does not
+// pause when it stops.
+func (r *run) settled(ctx context.Context, recs []CallRecord) (StopReason, error) {
+	stop, err := StopReason(""), error(nil)
+	for _, c := range recs {
+		if tool.IsFatal(c.Result.Err) {
+			stop, err = StopFatalTool, fmt.Errorf("agentkit: tool %s: %w", c.Call.Name, c.Result.Err)
+			break
+		}
+	}
+	if stop == "" && ctx.Err() != nil {
+		stop, err = StopCanceled, ctx.Err()
+	}
+	if stop != "" {
+		for i := range recs {
+			if recs[i].Result.Kind == tool.KindPending {
+				recs[i].Result = notExecuted(tool.KindNotExecuted, "error: not executed: the run stopped before this call was decided.")
+			}
+		}
+	}
+	return stop, err
 }
 
 // cutOff says, for the model, why the calls of a reply that finished for finish are not run,

@@ -20,6 +20,12 @@
 // agentkit.RecentLoader (both are) reads only the first user message and the turns the window
 // sends, so a run costs the same at turn 1,000 as at turn 20.
 //
+// Both stores keep paused runs too (agentkit.Pause): each is an agentkit.Ledger, for
+// agentkit.Options.Ledger (Resume claims a pause there, so it runs once), and an
+// agentkit.PauseStore, where a paused RunSession keeps its state until Agent.ResumeSession
+// takes it, once. An InMemory's claims and pauses last as long as it does; the SQLite
+// store's are on disk and shared by the processes that open the file.
+//
 // # Tokens
 //
 // [Counter] counts tokens offline the way OpenAI bills them — message framing, names, tool

@@ -16,13 +16,15 @@ import (
 // restart. It is safe for concurrent use, and its zero value is ready to use.
 //
 // Append and Load copy the messages, so neither the caller's later changes nor the store's
-// reach the other. Lock waits (until its context is done) for the run holding the session:
+// reach the other. It is also an agentkit.Ledger and an agentkit.PauseStore, for paused runs. Lock waits (until its context is done) for the run holding the session:
 // runs of one session are serialized, never refused.
 type InMemory struct {
 	mu        sync.RWMutex
 	sessions  map[string]stored // the zero stored for an unknown session
 	summaries map[string]Summary
 	locks     Locks
+	claims    map[string]struct{} // agentkit.Ledger
+	pauses    map[string][]byte   // agentkit.PauseStore
 }
 
 var (
@@ -31,6 +33,8 @@ var (
 	_ agentkit.RecentLoader  = (*InMemory)(nil)
 	_ Searcher               = (*InMemory)(nil)
 	_ SummaryStore           = (*InMemory)(nil)
+	_ agentkit.Ledger        = (*InMemory)(nil)
+	_ agentkit.PauseStore    = (*InMemory)(nil)
 )
 
 // NewInMemory returns an empty in-memory store.
@@ -115,6 +119,65 @@ func (s *InMemory) Append(ctx context.Context, session string, msgs []openai.Cha
 	st.msgs = appendClones(st.msgs, msgs)
 	s.sessions[session] = st
 	return nil
+}
+
+// Claim records key in the store's ledger (agentkit.Ledger): true for its first claimer
+// only. Claims last as long as the store.
+func (s *InMemory) Claim(ctx context.Context, key string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("memory: claiming %q: %w", key, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.claims[key]; ok {
+		return false, nil
+	}
+	if s.claims == nil {
+		s.claims = make(map[string]struct{})
+	}
+	s.claims[key] = struct{}{}
+	return true, nil
+}
+
+// SavePause keeps a copy of state as the session's pause (agentkit.PauseStore).
+func (s *InMemory) SavePause(ctx context.Context, session string, state []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memory: saving the pause of session %q: %w", session, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pauses == nil {
+		s.pauses = make(map[string][]byte)
+	}
+	s.pauses[session] = slices.Clone(state)
+	return nil
+}
+
+// LoadPause returns a copy of the session's pause (agentkit.PauseStore).
+func (s *InMemory) LoadPause(ctx context.Context, session string) ([]byte, error) {
+	return s.pause(ctx, session, false)
+}
+
+// TakePause removes the session's pause and returns it, atomically (agentkit.PauseStore).
+func (s *InMemory) TakePause(ctx context.Context, session string) ([]byte, error) {
+	return s.pause(ctx, session, true)
+}
+
+func (s *InMemory) pause(ctx context.Context, session string, take bool) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory: the pause of session %q: %w", session, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	state, ok := s.pauses[session]
+	if !ok {
+		return nil, fmt.Errorf("memory: session %q: %w", session, agentkit.ErrNoPause)
+	}
+	if take {
+		delete(s.pauses, session)
+		return state, nil
+	}
+	return slices.Clone(state), nil
 }
 
 // Lock waits until no other run holds the session, then holds it until unlock is called.

@@ -63,6 +63,13 @@
 // server's own): When(Destructive, Approve(...)) asks before destruction,
 // When(Idempotent, Retry(nil)) retries only what may repeat.
 //
+// [Approve] blocks the call while an approver in the same process answers. [RequireApproval]
+// is its asynchronous counterpart, for approvers who answer in hours from another process:
+// a call its predicate accepts is validated and not run, its result tool.Pending, and the
+// agent loop pauses the run (agentkit.Pause) until Agent.Resume brings the decision. Place
+// it where Approve would go: RequireApproval(Destructive) pauses by MCP annotations, an
+// allow-list predicate by the application's own decision.
+//
 // Every failure a middleware produces is a tool.Result the model reads (Kind set, Content
 // written for the model, Err for the application), never a Go error that ends the run; what
 // shortens or rewrites content keeps the tool's own output in Result.Original. Middleware

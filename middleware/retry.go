@@ -38,6 +38,8 @@ type RetryOptions struct {
 // the model then reads the last result, followed, when every attempt failed, by how many
 // attempts were made. opts may be nil.
 //
+// A call that waits for a decision (tool.KindPending) is never repeated: it did not run.
+//
 // Retry repeats the rest of the chain: put [Timeout] inside it to bound each attempt, outside
 // it to bound them all. Only a tool whose calls are idempotent should mark errors transient.
 func Retry(opts *RetryOptions) tool.Middleware {
@@ -72,7 +74,7 @@ func Retry(opts *RetryOptions) tool.Middleware {
 func permanent(res tool.Result) bool {
 	switch res.Kind {
 	case tool.KindInvalidJSON, tool.KindInvalidArguments, tool.KindUnknownTool, tool.KindDenied,
-		tool.KindPanic, tool.KindCanceled, tool.KindLoop, tool.KindNotExecuted:
+		tool.KindPanic, tool.KindCanceled, tool.KindLoop, tool.KindNotExecuted, tool.KindPending:
 		return true
 	}
 	return tool.IsFatal(res.Err)

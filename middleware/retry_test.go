@@ -47,7 +47,7 @@ func TestRetry(t *testing.T) {
 		{"fatal never retried", nil, []tool.Result{tool.Failure(tool.KindToolError, tool.Fatal(middleware.Transient(errBackend)))}, 1, tool.KindToolError, nil},
 	}
 	always := func(tool.Call, tool.Result) bool { return true }
-	for _, k := range []tool.Kind{tool.KindInvalidJSON, tool.KindInvalidArguments, tool.KindUnknownTool, tool.KindDenied, tool.KindPanic, tool.KindCanceled, tool.KindLoop, tool.KindNotExecuted} {
+	for _, k := range []tool.Kind{tool.KindInvalidJSON, tool.KindInvalidArguments, tool.KindUnknownTool, tool.KindDenied, tool.KindPanic, tool.KindCanceled, tool.KindLoop, tool.KindNotExecuted, tool.KindPending} {
 		tests = append(tests, struct {
 			name      string
 			opts      *middleware.RetryOptions

@@ -56,6 +56,19 @@
 // [Tool.OutputSchema] is the JSON Schema of a struct Out, reflected at New (or given with
 // Options.OutputSchema); [Tool.StructuredOutput] checks a result's Value against it.
 //
+// # Calls that wait: approval and deferred tools
+//
+// A call may have to wait for a decision from outside the run — a person's approval that
+// takes hours, or a result only the application can produce. Such a call does not run: its
+// result is [Pending] ([KindPending], Value the canonical validated arguments), and the agent
+// loop pauses the run on it (agentkit.Pause, resumed by agentkit's Agent.Resume). A tool
+// asks for it with Options.RequireApproval; middleware.RequireApproval asks for it by a
+// predicate (by MCP annotations, an allow-list); a [Deferred] tool has a schema and no
+// function, and the application runs it itself. The arguments are validated first: an
+// invalid call gets its invalid-arguments result, never a pause. A resumed run carries the
+// approvals in its context ([WithApproved], [Approved]), so that the approved call passes the
+// same checks again and runs.
+//
 // # Middleware
 //
 // A [Middleware] wraps a [Handler] as net/http middleware wraps an http.Handler; [Chain]

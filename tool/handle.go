@@ -81,6 +81,9 @@ func encodeTree(tree map[string]any) []byte {
 // context.DeadlineExceeded is a KindTimeout result even when ctx is still live: the
 // function ran out of a deadline of its own (an MCP server's call timeout, say).
 //
+// A call of a [Deferred] tool, or of a tool with Options.RequireApproval that ctx does not
+// approve ([Approved]), is validated and not run: its result is [Pending].
+//
 // Handle ignores call.Name: the caller has already routed the call to this tool.
 func (t *Tool) Handle(ctx context.Context, call Call) (res Result) {
 	repair := ""
@@ -101,6 +104,10 @@ func (t *Tool) Handle(ctx context.Context, call Call) (res Result) {
 		var ae *ArgumentError
 		errors.As(err, &ae)
 		return Result{Kind: ae.Kind, Err: err, Content: err.Error(), Repair: repair}
+	}
+	if res, ok := t.pending(ctx, call, args); ok {
+		res.Repair = repair
+		return res
 	}
 	if err := ctx.Err(); err != nil {
 		return contextResult(t.name, err, repair)

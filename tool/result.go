@@ -33,6 +33,10 @@ const (
 	KindLoop Kind = "loop_detected"
 	// KindNotExecuted: the call was never run (for example, the run stopped first).
 	KindNotExecuted Kind = "not_executed"
+	// KindPending: the call did not run and waits for a decision from outside the run: an
+	// approval, or the result of a [Deferred] tool (see [Pending]). The agent loop pauses the
+	// run on it; the model never reads it.
+	KindPending Kind = "pending"
 )
 
 // EmptyContent is the text sent to the model for a successful call whose output is empty:
@@ -53,7 +57,8 @@ type Result struct {
 	Kind Kind
 	// Err is the cause of a failure (nil on success). Wrap it with [Fatal] to stop the run.
 	Err error
-	// Value is the typed output of the tool's function (the Out of [New]) on success.
+	// Value is the typed output of the tool's function (the Out of [New]) on success; for a
+	// [KindPending] result, the call's canonical arguments, a json.RawMessage ([Pending]).
 	Value any
 	// Repair describes the repair applied to malformed arguments, empty when none was needed.
 	Repair string

@@ -48,6 +48,11 @@ type Options struct {
 	// checked against it by [Tool.StructuredOutput]. Default nil: reflected from Out for
 	// New, none for Raw.
 	OutputSchema json.RawMessage
+	// RequireApproval makes every call of the tool wait for a decision from outside the run:
+	// [Tool.Handle] validates the arguments and returns a [Pending] result instead of running,
+	// unless the context approves the call ([WithApproved]), as a resumed run's does. The
+	// agent loop pauses the run on it (agentkit.Pause). Default false.
+	RequireApproval bool
 }
 
 // Tool is a function the model can call: a name, a description that tells the model when to
@@ -61,6 +66,8 @@ type Tool struct {
 	params      json.RawMessage
 	strict      bool
 	sequential  bool
+	approval    bool // Options.RequireApproval
+	deferred    bool // a Deferred tool: no function
 	annotations Annotations
 	limit       int
 	validator   *validator
@@ -255,6 +262,7 @@ func build(name, description string, schema json.RawMessage, o Options) (*Tool, 
 		params:      schema,
 		strict:      o.Strict,
 		sequential:  o.Sequential,
+		approval:    o.RequireApproval,
 		annotations: o.Annotations.clone(),
 		limit:       limit,
 		validator:   v,

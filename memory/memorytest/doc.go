@@ -24,4 +24,9 @@
 // call ids left out, also while the session grows, and never reports the empty id as used
 // (a call sent without an id does not make it used); and that partial loads are safe from
 // concurrent goroutines.
+//
+// When the store is an agentkit.Ledger, Run checks that a key is claimed once, by exactly one
+// of many concurrent claimers; when it is an agentkit.PauseStore, that a saved pause loads,
+// is replaced by the next save, and is taken once, by exactly one of many concurrent takers
+// (the others get agentkit.ErrNoPause), and that the store keeps its own copy.
 package memorytest

@@ -38,6 +38,8 @@ func Run(t *testing.T, newMemory func(t *testing.T) agentkit.Memory) {
 		{"Locker", testLocker},
 		{"LoadedSliceIsTheCallers", testLoadedSlice},
 		{"RecentTurns", testRecentTurns},
+		{"Ledger", testLedger},
+		{"PauseStore", testPauseStore},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

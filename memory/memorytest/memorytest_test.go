@@ -156,6 +156,38 @@ func (g grantsTwice) Lock(ctx context.Context, session string) (func(), error) {
 	return func() {}, nil
 }
 
+// claimsTwice is a Ledger whose every claim wins.
+type claimsTwice struct{ *flawed }
+
+func (claimsTwice) Claim(context.Context, string) (bool, error) { return true, nil }
+
+// takesTwice is a PauseStore whose TakePause leaves the pause in place.
+type takesTwice struct {
+	*flawed
+	mu     sync.Mutex
+	pauses map[string][]byte
+}
+
+func (s *takesTwice) SavePause(_ context.Context, session string, state []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pauses[session] = slices.Clone(state)
+	return nil
+}
+
+func (s *takesTwice) LoadPause(_ context.Context, session string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.pauses[session]; ok {
+		return slices.Clone(p), nil
+	}
+	return nil, agentkit.ErrNoPause
+}
+
+func (s *takesTwice) TakePause(ctx context.Context, session string) ([]byte, error) {
+	return s.LoadPause(ctx, session)
+}
+
 var flaws = map[string]string{ // flaw → the subtest that must catch it
 	"ignores context":             "CanceledContext",
 	"one session for all":         "IsolatesSessions",
@@ -165,6 +197,8 @@ var flaws = map[string]string{ // flaw → the subtest that must catch it
 	"not atomic":                  "ConcurrentAppendsOneSession",
 	"keeps the caller's slices":   "CopiesAppended",
 	"grants a held session":       "Locker",
+	"claims twice":                "Ledger",
+	"takes a pause twice":         "PauseStore",
 	"pools tool calls uncapped":   "LoadedSliceIsTheCallers",
 
 	"CallIDUsed knows only what it loaded": "RecentTurns",
@@ -176,8 +210,13 @@ var flaws = map[string]string{ // flaw → the subtest that must catch it
 
 func newFlawed(flaw string) agentkit.Memory {
 	f := &flawed{flaw: flaw, m: map[string][]openai.ChatCompletionMessage{}}
-	if flaw == "grants a held session" {
+	switch flaw {
+	case "grants a held session":
 		return grantsTwice{flawed: f}
+	case "claims twice":
+		return claimsTwice{flawed: f}
+	case "takes a pause twice":
+		return &takesTwice{flawed: f, pauses: map[string][]byte{}}
 	}
 	return f
 }

@@ -24,7 +24,7 @@
 //     speed; it never corrupts the database).
 //   - Clear errors: a row that cannot be read back (not JSON, no role, a missing sequence
 //     number) gives an error wrapping [ErrCorrupt] that names the session and the row, never
-//     a panic. The schema is versioned (PRAGMA user_version, version 4): a file of an older
+//     a panic. The schema is versioned (PRAGMA user_version, version 5): a file of an older
 //     version is upgraded when opened, its stored sessions indexed as new ones are; a file
 //     from a newer version of this package is refused with [ErrSchemaVersion].
 //   - One run per session at a time (agentkit.SessionLocker): the runs of one process wait
@@ -35,6 +35,10 @@
 //     and Append checks in its own transaction that the lease it appends under is still live
 //     and still its own, so a process that paused past its lease gets agentkit.ErrLeaseLost
 //     instead of writing into a session another process took.
+//   - Paused runs resume once (agentkit.Ledger, agentkit.PauseStore): Claim is one INSERT
+//     into a table keyed by the claim, so of any number of resumes of one paused state, in
+//     any number of processes sharing the file, one runs; a paused session's state is kept
+//     in a table and TakePause is one DELETE … RETURNING, so of two ResumeSessions one gets it.
 //   - A long session costs what a run sends (agentkit.RecentLoader): with a memory.Window
 //     of MaxTurns, RunSession reads only the session's first user message and its latest
 //     turns, two ranges of the primary key found through an index of where turns begin, so

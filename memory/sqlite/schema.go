@@ -9,8 +9,9 @@ import (
 // Version 0 is a new, empty database; version 1 had neither turns nor call_ids, which
 // migrate fills from the messages (recent.go); version 2 (never released) had a
 // trigger that failed on a tool call that is not an object, which migrate replaces; version
-// 3 had no fencing token in locks, which migrate adds.
-const schemaVersion = 4
+// 3 had no fencing token in locks, which migrate adds; version 4 had neither claims nor
+// pauses, which the schema below creates (IF NOT EXISTS) and nothing else needs.
+const schemaVersion = 5
 
 const schema = `
 CREATE TABLE IF NOT EXISTS messages (
@@ -52,6 +53,14 @@ CREATE TABLE IF NOT EXISTS locks (
 	owner   TEXT    NOT NULL,
 	expires INTEGER NOT NULL, -- Unix milliseconds
 	token   INTEGER NOT NULL DEFAULT 0 -- the fencing token: one more at every new lease
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS claims ( -- agentkit.Ledger: the keys claimed, each once
+	key     TEXT    NOT NULL PRIMARY KEY,
+	claimed INTEGER NOT NULL -- Unix milliseconds
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS pauses ( -- agentkit.PauseStore: a paused session's state
+	session TEXT NOT NULL PRIMARY KEY,
+	state   BLOB NOT NULL -- the JSON of an agentkit.Pause
 ) WITHOUT ROWID;
 `
 

@@ -43,8 +43,8 @@ func TestUpgradesVersion1(t *testing.T) {
 	checkSameLoads(t, s, "s", msgs)
 	checkSameLoads(t, s, "other", msgs)
 	var v int
-	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 4 {
-		t.Errorf("schema version after the upgrade = %d, %v; want 4", v, err)
+	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 5 {
+		t.Errorf("schema version after the upgrade = %d, %v; want 5", v, err)
 	}
 }
 

@@ -1,0 +1,359 @@
+package agentkit
+
+import (
+	"context"
+	"crypto/hmac"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+// Decision is the decision on one pending call of a Pause. The zero Decision rejects, with
+// no message, the call of the empty id (which no call has).
+type Decision struct {
+	// CallID names the call (PendingCall.ID).
+	CallID string
+	// Approve runs an approval's call, or, for a deferred call, gives it Result. False
+	// rejects the call: it never runs, and the model reads that the user declined it, with
+	// Message.
+	Approve bool
+	// Message is, for a rejection, the user's words for the model (why, what to do instead).
+	// Empty adds nothing to the refusal.
+	Message string
+	// Arguments, when set on an approval, replace the call's arguments: the call runs with
+	// them once they pass the tool's validation again (a refusal is a result the model
+	// reads), and the model is told the arguments were edited. Nil runs the pending ones.
+	// Not allowed on a deferred call.
+	Arguments json.RawMessage
+	// Result is, for an approved deferred call, the tool's output the application produced:
+	// what the model reads. Empty becomes tool.EmptyContent.
+	Result string
+}
+
+// pendingAt returns the pending call of p with id, or nil.
+func (p *Pause) pendingAt(id string) *PendingCall {
+	for i := range p.Pending {
+		if p.Pending[i].ID == id {
+			return &p.Pending[i]
+		}
+	}
+	return nil
+}
+
+// Resume continues a paused run with a decision for each pending call: approved calls run,
+// through Options.Middleware, with the approval in their context (tool.Approved), so that the
+// checks that paused them let them through; rejected calls get a tool.KindDenied result with
+// the decision's Message; deferred calls get the decision's Result. With the results of the
+// calls that ran before the pause, they are appended in emission order, and the loop goes on
+// from the next model call, within the run's bounds (MaxIterations counts from the paused
+// iteration; the loop guard keeps its count). A tool that is gone since the pause answers as
+// an unknown tool; a schema that changed validates the arguments again.
+//
+// Before anything runs, Resume checks, in order: the version (ErrPauseVersion); the MAC when
+// Options.PauseKey is set (ErrPauseTampered); that the state is consistent
+// (ErrInvalidPause); that decisions name each pending call exactly once (ErrDecision); and
+// it claims the pause's id in Options.Ledger (ErrNoLedger without one, ErrAlreadyResumed
+// when it was claimed before), so that a state resumed twice, or concurrently, runs its
+// approved calls once. Options.Toolsets are listed before the claim: one that fails refuses
+// the resume, and the pause can be resumed later. A refused Resume returns a Result with
+// Stop StopResumeRefused and no messages.
+//
+// Otherwise Resume returns as Run does, and may pause again on a later turn (a new Pause,
+// with an id of its own). Result.Steps begins with the resumed turn: its Message is the
+// paused assistant message, and it has no usage or duration of its own (those were the
+// paused run's).
+func (a *Agent) Resume(ctx context.Context, p *Pause, decisions []Decision) (*Result, error) {
+	return a.resumeRun(ctx, p, decisions, nil)
+}
+
+// ResumeStream is Resume with the model's replies streamed, as RunStream: the events of the
+// resumed turn's calls, then those of the following model calls. A refused Resume's
+// StreamRun has only its EventRunEnd.
+func (a *Agent) ResumeStream(ctx context.Context, p *Pause, decisions []Decision) *StreamRun {
+	return startStream(ctx, func(ctx context.Context, sink func(Event)) (*Result, error) {
+		return a.resumeRun(ctx, p, decisions, sink)
+	})
+}
+
+func (a *Agent) resumeRun(ctx context.Context, p *Pause, decisions []Decision, sink func(Event)) (*Result, error) {
+	r, err := a.resumed(ctx, p, decisions, sink)
+	if err != nil {
+		return refusedRun(sink, err)
+	}
+	return r.start(ctx, func(ctx context.Context) (*Result, error) { return r.resume(ctx, p, decisions) })
+}
+
+// refusedRun is refused, with the EventRunEnd of a streamed run.
+func refusedRun(sink func(Event), err error) (*Result, error) {
+	res, err := refused(err)
+	if sink != nil {
+		sink(Event{Kind: EventRunEnd, Stop: res.Stop, Err: err})
+	}
+	return res, err
+}
+
+// refused is the Result of a Resume that ran nothing.
+func refused(err error) (*Result, error) {
+	return &Result{Stop: StopResumeRefused}, err
+}
+
+// resumed checks p and decisions and claims p, and returns the run that resumes it.
+func (a *Agent) resumed(ctx context.Context, p *Pause, decisions []Decision, sink func(Event)) (*run, error) {
+	if err := a.checkPause(p, decisions); err != nil {
+		return nil, err
+	}
+	if p.Session != "" { // its one copy is in the session's PauseStore, which hands it out once
+		return nil, fmt.Errorf("%w: the pause of session %q resumes with ResumeSession", ErrInvalidPause, p.Session)
+	}
+	if a.opts.Ledger == nil {
+		return nil, ErrNoLedger
+	}
+	box, err := a.toolbox(ctx) // before the claim: a Toolset that fails leaves the pause resumable
+	if err != nil {
+		return nil, err
+	}
+	won, err := a.opts.Ledger.Claim(ctx, "agentkit.pause:"+p.ID)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("agentkit: claiming pause %s: %w", p.ID, err)
+	case !won:
+		return nil, fmt.Errorf("%w: pause %s", ErrAlreadyResumed, p.ID)
+	}
+	return a.pausedRun(p, box, sink), nil
+}
+
+// pausedRun returns the run of p, its transcript the pause's without the assistant message.
+func (a *Agent) pausedRun(p *Pause, box *toolbox, sink func(Event)) *run {
+	msgs := slices.Clone(p.Messages[:len(p.Messages)-1])
+	r := &run{a: a, sink: sink, res: &Result{Messages: msgs, New: p.New, Omitted: p.Omitted, Usage: p.Usage, Iterations: p.Iteration}}
+	r.guard = loopGuard{prev: slices.Clone(p.Guard.Prev), repeats: p.Guard.Repeats}
+	r.box = box
+	return r
+}
+
+// checkPause checks p and decisions without running anything.
+func (a *Agent) checkPause(p *Pause, decisions []Decision) error {
+	if p == nil {
+		return fmt.Errorf("%w: nil Pause", ErrInvalidPause)
+	}
+	if p.Version < 1 || p.Version > PauseVersion {
+		return fmt.Errorf("%w %d: this version of agentkit reads versions 1 to %d", ErrPauseVersion, p.Version, PauseVersion)
+	}
+	if key := a.opts.PauseKey; key != nil {
+		want, err := pauseMAC(key, p)
+		if err != nil || !hmac.Equal(p.MAC, want) {
+			return fmt.Errorf("%w (pause %q)", ErrPauseTampered, p.ID)
+		}
+	}
+	if err := p.check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidPause, err)
+	}
+	if err := p.checkDecisions(decisions); err != nil {
+		return fmt.Errorf("%w: %w", ErrDecision, err)
+	}
+	return nil
+}
+
+// check says what makes p inconsistent: its transcript must end with an assistant message
+// whose every call is either answered (Results) or pending, once, and validate before it.
+func (p *Pause) check() error {
+	n := len(p.Messages)
+	if n == 0 || p.Messages[n-1].Role != openai.ChatMessageRoleAssistant || len(p.Messages[n-1].ToolCalls) == 0 {
+		return errors.New("the transcript does not end with the assistant message whose calls paused")
+	}
+	if p.ID == "" || p.Iteration < 1 || len(p.Pending) == 0 || p.New < 0 || p.New > n {
+		return errors.New("no id, no iteration or no pending call")
+	}
+	// The transcript the resumed turn makes must validate: checked with a stand-in result
+	// per call, before anything runs.
+	whole := slices.Clone(p.Messages)
+	for _, c := range p.Messages[n-1].ToolCalls {
+		whole = append(whole, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Content: "-"})
+	}
+	if err := ValidateHistory(whole); err != nil {
+		return err
+	}
+	seen := map[string]int{}
+	for _, r := range p.Results {
+		seen[r.ID]++
+	}
+	for _, c := range p.Pending {
+		seen[c.ID]++
+		if c.Kind != PendingApproval && c.Kind != PendingDeferred {
+			return fmt.Errorf("call %q: unknown pending kind %q", c.ID, c.Kind)
+		}
+	}
+	calls := p.Messages[n-1].ToolCalls
+	for _, c := range calls {
+		if seen[c.ID] != 1 {
+			return fmt.Errorf("call %q has %d results or pending entries, want 1", c.ID, seen[c.ID])
+		}
+		if pc := p.pendingAt(c.ID); pc != nil && pc.Name != c.Function.Name {
+			// The name shown to whoever decides is the name of the tool that runs.
+			return fmt.Errorf("pending call %q names %q, the call %q", c.ID, pc.Name, c.Function.Name)
+		}
+	}
+	if len(seen) != len(calls) {
+		return errors.New("a result or pending entry names no call of the turn")
+	}
+	return nil
+}
+
+// checkDecisions says what is wrong with decisions for p's pending calls.
+func (p *Pause) checkDecisions(decisions []Decision) error {
+	seen := map[string]bool{}
+	for _, d := range decisions {
+		c := p.pendingAt(d.CallID)
+		switch {
+		case c == nil:
+			return fmt.Errorf("no pending call has id %q", d.CallID)
+		case seen[d.CallID]:
+			return fmt.Errorf("two decisions for call %q", d.CallID)
+		case c.Kind == PendingDeferred && d.Arguments != nil:
+			return fmt.Errorf("call %q of deferred tool %s: a deferred call's arguments cannot be edited", d.CallID, c.Name)
+		case c.Kind == PendingApproval && d.Result != "":
+			return fmt.Errorf("call %q of %s waits for approval: it runs, a Result cannot be given", d.CallID, c.Name)
+		}
+		seen[d.CallID] = true
+	}
+	for _, c := range p.Pending {
+		if !seen[c.ID] {
+			return fmt.Errorf("no decision for call %q of %s", c.ID, c.Name)
+		}
+	}
+	return nil
+}
+
+// resume runs the paused turn's approved calls, appends every result of the turn, and goes
+// on with the loop.
+func (r *run) resume(ctx context.Context, p *Pause, decisions []Decision) (*Result, error) {
+	iter := p.Iteration
+	r.ids = callIDs(p.Messages)
+	if r.box != &r.a.tools {
+		ctx = context.WithValue(ctx, toolboxKey{}, r.box) // for calls of unknown tools
+	}
+	msg := p.Messages[len(p.Messages)-1]
+	r.res.Messages = append(r.res.Messages, msg)
+	from := len(r.res.Messages) - 1
+	calls, answers, approved := r.decided(msg, p, decisions)
+	t := &turn{r: r, iter: iter, ctx: tool.WithApproved(ctx, approved...), quiet: map[int]bool{}}
+	for i, c := range calls {
+		t.quiet[i] = slices.ContainsFunc(p.Results, func(r PausedResult) bool { return r.ID == c.ID }) // reported before the pause
+	}
+	recs := t.finish(calls, func(i int) (tool.Result, bool) {
+		res, ok := answers[i]
+		return res, ok
+	})
+	for i := range recs {
+		if _, ok := answers[i]; !ok {
+			recs[i].Result = ranAfterApproval(recs[i], p.pendingAt(recs[i].Call.ID))
+		}
+	}
+	r.res.Steps = append(r.res.Steps, Step{Iteration: iter, Message: msg, Calls: recs})
+	stop, stopErr := r.endTurn(ctx, iter, recs, "", nil)
+	if serr := r.save(ctx, r.res.Messages[from:]); serr != nil && stopErr == nil {
+		stop, stopErr = StopMemoryError, serr
+	}
+	if stop != "" {
+		return r.finish(ctx, stop, stopErr)
+	}
+	return r.iterations(ctx, iter+1)
+}
+
+// decided returns the calls of the paused message msg, the results of those that do not run
+// now (by position: those that ran before the pause, the rejected and the deferred ones), and
+// the ids of the approved calls, which run.
+func (r *run) decided(msg openai.ChatCompletionMessage, p *Pause, decisions []Decision) ([]tool.Call, map[int]tool.Result, []string) {
+	byID := map[string]Decision{}
+	for _, d := range decisions {
+		byID[d.CallID] = d
+	}
+	done := map[string]PausedResult{}
+	for _, res := range p.Results {
+		done[res.ID] = res
+	}
+	calls := make([]tool.Call, len(msg.ToolCalls))
+	answers := map[int]tool.Result{}
+	var approved []string
+	for i, tc := range msg.ToolCalls {
+		calls[i] = tool.Call{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Tool: r.box.byName[tc.Function.Name]}
+		if res, ok := done[tc.ID]; ok {
+			answers[i] = tool.Result{Kind: res.Kind, Content: res.Content}
+			continue
+		}
+		c, d := p.pendingAt(tc.ID), byID[tc.ID]
+		switch {
+		case !d.Approve:
+			answers[i] = declined(c, d.Message)
+		case c.Kind == PendingDeferred:
+			answers[i] = tool.Text(d.Result)
+		default:
+			calls[i].Arguments = string(c.Arguments)
+			if d.Arguments != nil {
+				calls[i].Arguments = string(d.Arguments)
+			}
+			approved = append(approved, tc.ID)
+		}
+	}
+	return calls, answers, approved
+}
+
+// declined is the result of a rejected call.
+func declined(c *PendingCall, message string) tool.Result {
+	content := "error: the user declined this call to " + c.Name + "; it did not run. Do not retry it; ask the user how to proceed, or answer without it."
+	if message != "" {
+		content += " The user said: " + message
+	}
+	return tool.Result{Kind: tool.KindDenied, Err: fmt.Errorf("agentkit: call %s to %s rejected", c.ID, c.Name), Content: content}
+}
+
+// ranAfterApproval is the result of an approved call as the model reads it: a call that is
+// pending again (its tool became deferred since the pause) is not executed, and a call whose
+// arguments the decision edited says so.
+func ranAfterApproval(rec CallRecord, c *PendingCall) tool.Result {
+	res := rec.Result
+	if res.Kind == tool.KindPending {
+		return notExecuted(tool.KindNotExecuted, "error: not executed: the call to "+c.Name+" was approved but still waits for a decision (the tool changed since it was approved). Tell the user.")
+	}
+	if rec.Call.Arguments != string(c.Arguments) {
+		res.Content = "note: the user edited the arguments of this call before approving it, to " + rec.Call.Arguments + "; the result below is for those.\n" + res.Content
+	}
+	return res
+}
+
+// pause ends a turn whose calls include pending ones: the run stops with StopPaused and a
+// Pause holding the turn. The assistant message leaves the transcript (Result.Messages and
+// the session), which stays provider-valid; the Pause keeps it.
+func (r *run) pause(ctx context.Context, iter int, recs []CallRecord) (StopReason, error) {
+	p, err := r.pauseOf(recs)
+	r.res.Messages = r.res.Messages[:len(r.res.Messages)-1]
+	if err != nil {
+		return StopInvalidHistory, err
+	}
+	r.res.Pause = p
+	if r.store != nil {
+		if err := r.savePause(ctx, p); err != nil {
+			return StopMemoryError, err
+		}
+	}
+	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
+	return StopPaused, ErrPaused
+}
+
+// unpausable answers the pending calls of a run that cannot pause not executed.
+func unpausable(recs []CallRecord) {
+	for i := range recs {
+		if recs[i].Result.Kind == tool.KindPending {
+			recs[i].Result = notExecuted(tool.KindNotExecuted, "error: not executed: the call to "+recs[i].Call.Name+" needs a decision from outside the run, and this run cannot wait for one. Tell the user it needs their approval.")
+		}
+	}
+}
+
+func pending(recs []CallRecord) bool {
+	return slices.ContainsFunc(recs, func(c CallRecord) bool { return c.Result.Kind == tool.KindPending })
+}
