@@ -12,20 +12,20 @@ import (
 // Providers bill cached tokens at a fraction of the price (OpenAI a half or less, Anthropic a
 // tenth) and written ones above it (Anthropic: 1.25x), so the split is what a run costs.
 type Usage struct {
-	PromptTokens     int
-	CompletionTokens int
-	TotalTokens      int
+	PromptTokens     int `json:"prompt_tokens,omitempty"`
+	CompletionTokens int `json:"completion_tokens,omitempty"`
+	TotalTokens      int `json:"total_tokens,omitempty"`
 	// CachedTokens are the prompt tokens read from the provider's prompt cache
 	// (usage.prompt_tokens_details.cached_tokens; DeepSeek's prompt_cache_hit_tokens).
-	CachedTokens int
+	CachedTokens int `json:"cached_tokens,omitempty"`
 	// CacheWriteTokens are the prompt tokens written to the provider's prompt cache, where a
 	// provider reports them (OpenRouter's prompt_tokens_details.cache_write_tokens, the
 	// Vercel AI gateway's cache_creation_input_tokens). go-openai's Usage has no field for
 	// them: a Model reports them with [ReportUsage] (openaichat.Client does).
-	CacheWriteTokens int
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 	// ReasoningTokens are the completion tokens spent reasoning
 	// (usage.completion_tokens_details.reasoning_tokens).
-	ReasoningTokens int
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
 
 // Add adds o's counts to u's.
