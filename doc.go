@@ -22,9 +22,12 @@
 //     and appended; its calls run in a turn — parallel ones under a semaphore, sequential ones
 //     after, results by position, a recover per call — and the run waits for every goroutine
 //     it starts. Model middleware wraps plain and streamed calls
-//     alike (connect-go's interceptor shape), so none turns streaming off.
+//     alike (connect-go's interceptor shape), so none turns streaming off. A run whose calls
+//     need a person's approval (or a deferred tool's result) pauses with a signed, versioned
+//     state and resumes exactly once, in another process if need be (Agent.Resume,
+//     ResumeSession); tools whose list changes (an MCP server's) are a Toolset.
 //   - middleware: tool middleware (Timeout on context.WithTimeout, Truncate, Structure,
-//     WrapErrors, Retry, Allow/Deny, Check, Approve, Log) and model middleware (ModelRetry
+//     WrapErrors, Retry, Allow/Deny, Check, Approve, RequireApproval, When, Log) and model middleware (ModelRetry
 //     with Retry-After, ModelTimeout, ModelLog); middleware/otelgenai adds OpenTelemetry spans.
 //   - memory: sessions for RunSession (InMemory; memory/sqlite on disk, fenced for several
 //     processes), offline token counting, and context strategies (Window, ClearToolResults,
@@ -35,6 +38,8 @@
 //     error events, [DONE] told from a cut connection, request extras (prompt_cache_key,
 //     OpenRouter's routing and reasoning options), usage as reported, bounded replies.
 //   - agentkit/agentkittest: a scripted model (plain and streaming) for tests.
+//   - mcp (a module of its own, on the official MCP go-sdk): any MCP server's tools in an
+//     agent (mcp.Connect), and tools and agents served over MCP (mcp.NewServer).
 //
 // A quick start:
 //
