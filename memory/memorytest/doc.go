@@ -25,6 +25,12 @@
 // (a call sent without an id does not make it used); and that partial loads are safe from
 // concurrent goroutines.
 //
+// When the store is a memory.SummaryStore, Run checks that a summary is read back exactly
+// (its 64-bit fingerprint too) and replaced by the next save; when it is a memory.Searcher,
+// that words and Chinese substrings find their messages at their stored positions, a tool
+// result names its tool, and Limit bounds the matches (the ranking is the store's own: a
+// full-text index may rank otherwise than memory.SearchMessages).
+//
 // When the store is an agentkit.Ledger, Run checks that a key is claimed once, by exactly one
 // of many concurrent claimers; when it is an agentkit.PauseStore, that a saved pause loads,
 // is replaced by the next save, and is taken once, by exactly one of many concurrent takers

@@ -40,6 +40,8 @@ func Run(t *testing.T, newMemory func(t *testing.T) agentkit.Memory) {
 		{"RecentTurns", testRecentTurns},
 		{"Ledger", testLedger},
 		{"PauseStore", testPauseStore},
+		{"SummaryStore", testSummaryStore},
+		{"Searcher", testSearcher},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -188,7 +188,32 @@ func (s *takesTwice) TakePause(ctx context.Context, session string) ([]byte, err
 	return s.LoadPause(ctx, session)
 }
 
+// forgetsSummaries is a SummaryStore that keeps nothing.
+type forgetsSummaries struct{ *flawed }
+
+func (forgetsSummaries) LoadSummary(context.Context, string) (memory.Summary, error) {
+	return memory.Summary{}, nil
+}
+func (forgetsSummaries) SaveSummary(context.Context, string, memory.Summary) error { return nil }
+
+// searchesOffByOne is a Searcher that reports each match one position off.
+type searchesOffByOne struct{ *flawed }
+
+func (s searchesOffByOne) Search(ctx context.Context, session string, q memory.Query) ([]memory.Match, error) {
+	msgs, err := s.Load(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	found := memory.SearchMessages(msgs, q)
+	for i := range found {
+		found[i].Index++
+	}
+	return found, nil
+}
+
 var flaws = map[string]string{ // flaw → the subtest that must catch it
+	"forgets summaries":           "SummaryStore",
+	"searches off by one":         "Searcher",
 	"ignores context":             "CanceledContext",
 	"one session for all":         "IsolatesSessions",
 	"unknown session is an error": "UnknownSessionIsEmpty",
@@ -215,6 +240,10 @@ func newFlawed(flaw string) agentkit.Memory {
 		return grantsTwice{flawed: f}
 	case "claims twice":
 		return claimsTwice{flawed: f}
+	case "forgets summaries":
+		return forgetsSummaries{flawed: f}
+	case "searches off by one":
+		return searchesOffByOne{flawed: f}
 	case "takes a pause twice":
 		return &takesTwice{flawed: f, pauses: map[string][]byte{}}
 	}
