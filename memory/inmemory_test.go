@@ -15,3 +15,7 @@ func TestInMemoryConformance(t *testing.T) {
 func TestInMemoryZeroValueConformance(t *testing.T) {
 	memorytest.Run(t, func(t *testing.T) agentkit.Memory { return &memory.InMemory{} })
 }
+
+func BenchmarkStore(b *testing.B) {
+	memorytest.Benchmark(b, func(*testing.B) agentkit.Memory { return memory.NewInMemory() })
+}

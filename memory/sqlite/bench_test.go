@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/memory/memorytest"
 	"github.com/toolcall/toolcall/memory/sqlite"
 )
 
@@ -105,4 +106,10 @@ func benchLoad(b *testing.B, load func(context.Context, benchStore) ([]openai.Ch
 			}
 		})
 	}
+}
+
+// BenchmarkStore is memorytest's benchmark of every store, for BENCHMARKS.md: appends of a
+// turn to 1 and to 8 sessions at once, and the load of a 1,000-message session.
+func BenchmarkStore(b *testing.B) {
+	memorytest.Benchmark(b, func(b *testing.B) agentkit.Memory { return openStore(b, filepath.Join(b.TempDir(), "m.db")) })
 }
