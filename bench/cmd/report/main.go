@@ -60,6 +60,7 @@ func report(count int, benchtime, out, raw string) error {
 	if err := goCommand("../mcp", log, mcpCall...); err != nil {
 		return err
 	}
+	stores := storeBenchmarks(count, benchtime, log)
 	var behaviour bytes.Buffer
 	for _, dir := range []string{".", "adk"} {
 		if err := goCommand(dir, io.MultiWriter(&behaviour, rawFile), "test", "-count", "1", "-run", "^TestBehaviour$", "-v", "."); err != nil {
@@ -72,7 +73,7 @@ func report(count int, benchtime, out, raw string) error {
 		return fmt.Errorf("no benchmark results in the output (kept in %s)", raw)
 	}
 	m.cpu = res.cpu
-	page := render(res, m, versions(), behaviourRows(behaviour.String()))
+	page := render(res, m, versions(), behaviourRows(behaviour.String()), stores)
 	if err := os.WriteFile(out, []byte(page), 0o644); err != nil {
 		return err
 	}
@@ -172,4 +173,34 @@ func behaviourRows(log string) []string {
 		}
 	}
 	return rows
+}
+
+// A session store's benchmark (memorytest.Benchmark): where it runs, and its results.
+type storeBench struct {
+	name, dir, pkg string
+	res            results
+	err            error
+}
+
+// storeBenchmarks runs memorytest.Benchmark for each session store, each in its own go test
+// (the sub-benchmarks have the same names in every package). A store whose server is not
+// installed fails its run: the page says so rather than the report failing.
+func storeBenchmarks(count int, benchtime string, log io.Writer) []storeBench {
+	stores := []storeBench{
+		{name: "InMemory", dir: "..", pkg: "./memory"},
+		{name: "SQLite (a file)", dir: "..", pkg: "./memory/sqlite"},
+		{name: "PostgreSQL 15 (loopback)", dir: "../memory/postgres", pkg: "."},
+		{name: "Redis 7 (loopback)", dir: "../memory/redis", pkg: "."},
+	}
+	for i, st := range stores {
+		if _, err := os.Stat(st.dir + "/" + st.pkg); err != nil {
+			stores[i].err = err
+			continue
+		}
+		var out bytes.Buffer
+		args := []string{"test", "-run", "^$", "-bench", "^BenchmarkStore$", "-count", fmt.Sprint(count), "-benchtime", benchtime, "-timeout", "1h", st.pkg}
+		stores[i].err = goCommand(st.dir, io.MultiWriter(&out, log), args...)
+		stores[i].res = parse(out.String())
+	}
+	return stores
 }

@@ -35,7 +35,7 @@ func peers() (names []string, convs []conversation) {
 	return append(names, adkName), convs
 }
 
-func render(r results, m *machine, v map[string]string, behaviour []string) string {
+func render(r results, m *machine, v map[string]string, behaviour []string, stores []storeBench) string {
 	names, convs := peers()
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
@@ -117,6 +117,17 @@ func render(r results, m *machine, v map[string]string, behaviour []string) stri
 	p("-run '^$' -bench BenchmarkCall -count %d .)`", m.count)
 	p("")
 	mcpTable(p, r)
+	p("")
+	p("## Session stores")
+	p("")
+	p("`memorytest.Benchmark`, which every store runs: one Append of a turn (a user message, a call, its")
+	p("result, an answer: what an iteration of RunSession saves) to one session, and to 8 sessions at once from")
+	p("8 goroutines; and the Load of a 1,000-message session. Each operation under a cancelable context with a")
+	p("deadline; the servers run on loopback, started by the tests in a temporary directory with their")
+	p("packages' defaults (PostgreSQL with fsync on; Redis without persistence). `go test -run '^$' -bench")
+	p("BenchmarkStore -count %d` in each store's package.", m.count)
+	p("")
+	storeTable(p, stores)
 	p("")
 	p("## Reading")
 	p("")
@@ -400,5 +411,21 @@ func mcpTable(p func(string, ...any), r results) {
 		p("| %s | %s | %s | %s | %s | %s | %s | %s |", tr, rc,
 			duration(med("sdk-ns/call")), size(med("sdk-B/call")), count(med("sdk-allocs/call")),
 			duration(med("toolcall-ns/call")), size(med("toolcall-B/call")), count(med("toolcall-allocs/call")))
+	}
+}
+
+// storeTable is the session stores' benchmark: appends per second and the load time.
+func storeTable(p func(string, ...any), stores []storeBench) {
+	p("| store | appends/s, 1 session | appends/s, 8 sessions | load of 1,000 messages |")
+	p("|---|---:|---:|---:|")
+	for _, st := range stores {
+		one, ok1 := st.res.median("BenchmarkStore/Append/1-session", "appends/s")
+		eight, ok8 := st.res.median("BenchmarkStore/Append/8-sessions", "appends/s")
+		load, okl := st.res.median("BenchmarkStore/Load/1000-messages", "ns/op")
+		if !ok1 || !ok8 || !okl {
+			p("| %s | — | — | — (not measured: %v) |", st.name, st.err)
+			continue
+		}
+		p("| %s | %s | %s | %s |", st.name, count(one), count(eight), duration(load))
 	}
 }
