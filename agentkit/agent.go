@@ -96,7 +96,9 @@ type Options struct {
 	// PauseKey, when set, signs every Pause (Pause.MAC, an HMAC-SHA256) and makes Resume
 	// refuse, with ErrPauseTampered and before anything runs, a state that is not signed with
 	// it or was altered since. Set it whenever a paused state leaves the server (a client, a
-	// file, a queue). Nil: states are neither signed nor checked.
+	// file, a queue), to at least 32 random bytes. Nil: states are neither signed nor
+	// checked. An empty, non-nil key (a key file left empty) makes New panic: anyone can
+	// compute an HMAC under it.
 	PauseKey []byte
 }
 
@@ -111,8 +113,8 @@ type Agent struct {
 	temp    *float32 // the temperature sent; nil sends none
 }
 
-// New returns an Agent that calls model. It panics when model is nil or two tools share a
-// name: both are programming errors found at construction.
+// New returns an Agent that calls model. It panics when model is nil, two tools share a
+// name, or Options.PauseKey is empty but not nil: programming errors found at construction.
 func New(model Model, opts *Options) *Agent {
 	if model == nil {
 		panic("agentkit.New: nil Model")
@@ -138,6 +140,9 @@ func New(model Model, opts *Options) *Agent {
 	o.Middleware = append([]tool.Middleware(nil), o.Middleware...)
 	o.RunMiddleware = append([]RunMiddleware(nil), o.RunMiddleware...)
 	o.ModelMiddleware = append([]ModelMiddleware(nil), o.ModelMiddleware...)
+	if o.PauseKey != nil && len(o.PauseKey) == 0 {
+		panic("agentkit.New: Options.PauseKey is empty: anyone can sign with an empty key (nil turns signing off)")
+	}
 	o.PauseKey = slices.Clone(o.PauseKey)
 	if !sendsExtras(model) {
 		model = WrapModel(model, stripExtras{})

@@ -190,3 +190,16 @@ func TestPauseSignatureSurvivesRichMessages(t *testing.T) {
 		t.Fatalf("Resume = %q, %v", res.Output, err)
 	}
 }
+
+// An empty PauseKey is a mistake (a key file or variable left empty), not a key: an HMAC
+// under it is one anyone can compute, so New refuses it rather than sign states that any
+// client could forge.
+func TestPauseKeyEmpty(t *testing.T) {
+	defer func() {
+		p := recover()
+		if got, want := p, "agentkit.New: Options.PauseKey is empty: anyone can sign with an empty key (nil turns signing off)"; got != want {
+			t.Errorf("New panicked with %v, want %q", got, want)
+		}
+	}()
+	agentkit.New(agentkittest.New(t), &agentkit.Options{PauseKey: []byte{}})
+}

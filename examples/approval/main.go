@@ -204,7 +204,8 @@ func showPending(w io.Writer, p *agentkit.Pause) {
 	}
 }
 
-// loadKey reads the HMAC key from path, creating it with 32 random bytes when missing.
+// loadKey reads the HMAC key from path, creating it with 32 random bytes when missing; an
+// empty file is refused.
 func loadKey(path string) ([]byte, error) {
 	key, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -216,6 +217,9 @@ func loadKey(path string) ([]byte, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the key: %w", err)
+	}
+	if len(key) == 0 { // anyone can sign with an empty key: agentkit.New refuses one
+		return nil, fmt.Errorf("the key file %s is empty: remove it to have a new key made (states signed with the old key then no longer resume)", path)
 	}
 	return key, nil
 }

@@ -98,6 +98,7 @@ func TestRefusals(t *testing.T) {
 			os.WriteFile(state, bytes.Replace(b, []byte(`"amount": 500`), []byte(`"amount": 50000`), 1), 0o600)
 		}, []string{"-approve", "call_1"}, 1, "altered"},
 		{"another key", func(state string) { os.WriteFile(state+".key", []byte("another key"), 0o600) }, []string{"-approve", "call_1"}, 1, "altered"},
+		{"key file emptied", func(state string) { os.WriteFile(state+".key", nil, 0o600) }, []string{"-approve", "call_1"}, 1, "key file "},
 		{"unknown call", nil, []string{"-approve", "call_9"}, 1, "every pending call needs"},
 		{"request and decision", nil, []string{"-approve", "call_1", "再转一次"}, 2, "either a request"},
 	}
