@@ -1,6 +1,7 @@
 package agentkit
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"encoding/json"
@@ -27,8 +28,9 @@ type Decision struct {
 	Message string
 	// Arguments, when set on an approval, replace the call's arguments: the call runs with
 	// them once they pass the tool's validation again (a refusal is a result the model
-	// reads), and the model is told the arguments were edited. Nil runs the pending ones.
-	// Not allowed on a deferred call.
+	// reads), and the model is told the arguments were edited. They must be a JSON object:
+	// anything else (empty, not JSON, an array) is ErrDecision. Nil, or JSON null (what nil
+	// becomes through JSON), runs the pending ones. Not allowed on a deferred call.
 	Arguments json.RawMessage
 	// Result is, for an approved deferred call, the tool's output the application produced:
 	// what the model reads. Empty becomes tool.EmptyContent.
@@ -214,10 +216,12 @@ func (p *Pause) checkDecisions(decisions []Decision) error {
 			return fmt.Errorf("no pending call has id %q", d.CallID)
 		case seen[d.CallID]:
 			return fmt.Errorf("two decisions for call %q", d.CallID)
-		case c.Kind == PendingDeferred && d.Arguments != nil:
+		case c.Kind == PendingDeferred && edited(d) != nil:
 			return fmt.Errorf("call %q of deferred tool %s: a deferred call's arguments cannot be edited", d.CallID, c.Name)
 		case c.Kind == PendingApproval && d.Result != "":
 			return fmt.Errorf("call %q of %s waits for approval: it runs, a Result cannot be given", d.CallID, c.Name)
+		case edited(d) != nil && !isObject(d.Arguments):
+			return fmt.Errorf("call %q of %s: the edited arguments are not a JSON object", d.CallID, c.Name)
 		}
 		seen[d.CallID] = true
 	}
@@ -294,13 +298,28 @@ func (r *run) decided(msg openai.ChatCompletionMessage, p *Pause, decisions []De
 			answers[i] = tool.Text(d.Result)
 		default:
 			calls[i].Arguments = string(c.Arguments)
-			if d.Arguments != nil {
-				calls[i].Arguments = string(d.Arguments)
+			if args := edited(d); args != nil {
+				calls[i].Arguments = string(args)
 			}
 			approved = append(approved, tc.ID)
 		}
 	}
 	return calls, answers, approved
+}
+
+// edited returns the arguments d edits its call to, or nil when it edits none: no Arguments,
+// or JSON null.
+func edited(d Decision) json.RawMessage {
+	if d.Arguments == nil || string(bytes.TrimSpace(d.Arguments)) == "null" {
+		return nil
+	}
+	return d.Arguments
+}
+
+// isObject reports whether b is one JSON object.
+func isObject(b json.RawMessage) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }
 
 // declined is the result of a rejected call.

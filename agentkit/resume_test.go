@@ -428,3 +428,51 @@ func TestResumeRefusesAnotherPausesMAC(t *testing.T) {
 		t.Errorf("Resume with another pause's MAC = %v, %d transfers; want ErrPauseTampered, none", err, b.transfers.Load())
 	}
 }
+
+// Edited arguments are a JSON object or nothing. JSON null is no edit (a Decision whose nil
+// Arguments went through JSON comes back as null): the pending arguments run. Anything else
+// — empty, blank, not JSON, not an object — is refused before anything runs, rather than
+// handed to the tool's repair, which reads an empty text as {} and would run the call with
+// arguments no one approved.
+func TestResumeEditedArgumentsShape(t *testing.T) {
+	tests := []struct {
+		args    string
+		wantErr error  // nil: the resume runs
+		wantRan string // the recipient transfer ran for, when it runs
+	}{
+		{args: `null`, wantRan: "alice"},
+		{args: ` null `, wantRan: "alice"},
+		{args: `{"to":"carol","amount":5}`, wantRan: "carol"},
+		{args: ``, wantErr: agentkit.ErrDecision},
+		{args: "  \n", wantErr: agentkit.ErrDecision},
+		{args: `not json`, wantErr: agentkit.ErrDecision},
+		{args: `[{"to":"carol","amount":5}]`, wantErr: agentkit.ErrDecision},
+		{args: `"{\"to\":\"carol\",\"amount\":5}"`, wantErr: agentkit.ErrDecision},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			var b bank
+			model := agentkittest.New(t, pauseTurn(), agentkittest.Text("办好了"))
+			a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{b.transfer(), b.lookup()}, Ledger: &mapLedger{}})
+			p := paused(t, a)
+			res, err := a.Resume(context.Background(), p, []agentkit.Decision{{CallID: "call_a", Approve: true, Arguments: json.RawMessage(tt.args)}, {CallID: "call_b"}})
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Resume = %q, %v; want %v", res.Stop, err, tt.wantErr)
+			}
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			var want []string
+			if tt.wantErr == nil {
+				want = []string{tt.wantRan}
+			}
+			if diff := cmp.Diff(want, b.args); diff != "" {
+				t.Errorf("transfer ran for (-want +got):\n%s", diff)
+			}
+			if tt.wantErr == nil && tt.wantRan == "alice" {
+				if got := res.Steps[0].Calls[0].Result.Content; got != "已转账 alice" {
+					t.Errorf("the unedited call's result = %q, want no note of an edit", got)
+				}
+			}
+		})
+	}
+}
