@@ -21,7 +21,7 @@ type Decision struct {
 	CallID string
 	// Approve runs an approval's call, or, for a deferred call, gives it Result. False
 	// rejects the call: it never runs, and the model reads that the user declined it, with
-	// Message.
+	// Message; a rejection with Arguments or a Result is ErrDecision.
 	Approve bool
 	// Message is, for a rejection, the user's words for the model (why, what to do instead).
 	// Empty adds nothing to the refusal.
@@ -216,6 +216,10 @@ func (p *Pause) checkDecisions(decisions []Decision) error {
 			return fmt.Errorf("no pending call has id %q", d.CallID)
 		case seen[d.CallID]:
 			return fmt.Errorf("two decisions for call %q", d.CallID)
+		case !d.Approve && (edited(d) != nil || d.Result != ""):
+			// Most likely an approval whose Approve was forgotten: dropping what it carries
+			// would tell the model the user declined.
+			return fmt.Errorf("call %q of %s is rejected (Approve false), yet the decision gives it arguments or a result", d.CallID, c.Name)
 		case c.Kind == PendingDeferred && edited(d) != nil:
 			return fmt.Errorf("call %q of deferred tool %s: a deferred call's arguments cannot be edited", d.CallID, c.Name)
 		case c.Kind == PendingApproval && d.Result != "":

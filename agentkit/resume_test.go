@@ -109,6 +109,21 @@ func TestResumeDeferred(t *testing.T) {
 	}
 }
 
+// A deferred call's Result given without Approve is refused: dropping it would tell the model
+// the user declined the call.
+func TestResumeDeferredResultWithoutApprove(t *testing.T) {
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "open_page", `{"url":"https://example.com"}`)))
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{browser}, Ledger: &mapLedger{}})
+	res, _ := a.Run(context.Background(), "打开网页")
+	if res.Pause == nil {
+		t.Fatal("no pause")
+	}
+	res, err := a.Resume(context.Background(), res.Pause, []agentkit.Decision{{CallID: "c1", Result: "<title>Example</title>"}})
+	if !errors.Is(err, agentkit.ErrDecision) || res.Stop != agentkit.StopResumeRefused {
+		t.Fatalf("Resume = %q, %v; want StopResumeRefused, ErrDecision", res.Stop, err)
+	}
+}
+
 // Resume refuses, running nothing, a state or decisions it cannot trust.
 func TestResumeRefuses(t *testing.T) {
 	key := []byte("secret")
@@ -125,6 +140,8 @@ func TestResumeRefuses(t *testing.T) {
 		{name: "duplicate decision", decisions: []agentkit.Decision{{CallID: "call_a", Approve: true}, {CallID: "call_a"}, {CallID: "call_b"}}, want: agentkit.ErrDecision},
 		{name: "the already-run call decided", decisions: []agentkit.Decision{{CallID: "call_a", Approve: true}, {CallID: "call_b"}, {CallID: "call_l", Approve: true}}, want: agentkit.ErrDecision},
 		{name: "a result for an approval", decisions: []agentkit.Decision{{CallID: "call_a", Approve: true, Result: "done"}, {CallID: "call_b"}}, want: agentkit.ErrDecision},
+		{name: "a rejection with edited arguments", decisions: []agentkit.Decision{{CallID: "call_a", Approve: true}, {CallID: "call_b", Arguments: json.RawMessage(`{"to":"bob","amount":2}`)}}, want: agentkit.ErrDecision},
+		{name: "a rejection with a result", decisions: []agentkit.Decision{{CallID: "call_a", Approve: true}, {CallID: "call_b", Result: "done"}}, want: agentkit.ErrDecision},
 		{name: "no ledger", noLedger: true, want: agentkit.ErrNoLedger},
 		{name: "unknown version", edit: func(p *agentkit.Pause) { p.Version = 2 }, want: agentkit.ErrPauseVersion},
 		{name: "pending removed", edit: func(p *agentkit.Pause) { p.Pending = p.Pending[:1] }, want: agentkit.ErrInvalidPause},
