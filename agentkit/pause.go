@@ -34,6 +34,9 @@ const PauseVersion = 1
 //	 "pending":[{"id":"…","name":"…","arguments":{…},"kind":"approval"}],
 //	 "iteration":1, "usage":{…}, "guard":{"prev":[…],"repeats":1}, "mac":"…"}
 //
+// A Pause is made as JSON reads it back — text that is not UTF-8 holds U+FFFD, arguments are
+// compacted — so that its signature holds after any number of trips through encoding/json.
+//
 // Messages ends with the assistant message whose calls paused: the only place it is, since
 // a provider rejects it without a result for each call. Result.Messages of the paused run, and
 // a paused session, stop before it.
@@ -183,6 +186,12 @@ func (r *run) pauseOf(recs []CallRecord) (*Pause, error) {
 		}
 		p.Pending = append(p.Pending, pc)
 	}
+	// The state is the one JSON gives back, which differs from the run's where text is not
+	// UTF-8 (JSON makes such bytes U+FFFD): signed as it is, it would not verify once read.
+	p, err := asJSON(p)
+	if err != nil {
+		return nil, err
+	}
 	if key := r.a.opts.PauseKey; key != nil {
 		mac, err := pauseMAC(key, p)
 		if err != nil {
@@ -191,6 +200,19 @@ func (r *run) pauseOf(recs []CallRecord) (*Pause, error) {
 		p.MAC = mac
 	}
 	return p, nil
+}
+
+// asJSON returns p as encoding/json reads it back.
+func asJSON(p *Pause) (*Pause, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("agentkit: encoding the paused state: %w", err)
+	}
+	var q Pause
+	if err := json.Unmarshal(b, &q); err != nil {
+		return nil, fmt.Errorf("agentkit: decoding the paused state: %w", err)
+	}
+	return &q, nil
 }
 
 // pendingArguments returns the canonical arguments of a pending call: its result's Value, as

@@ -203,3 +203,28 @@ func TestPauseKeyEmpty(t *testing.T) {
 	}()
 	agentkit.New(agentkittest.New(t), &agentkit.Options{PauseKey: []byte{}})
 }
+
+// A signed Pause resumes after JSON even when its transcript holds text that is not UTF-8 (a
+// tool that returns a file's bytes): JSON replaces such bytes with U+FFFD, so the state is
+// signed as JSON gives it back, and Result.Pause is that state.
+func TestPauseSignatureSurvivesInvalidUTF8(t *testing.T) {
+	var b bank
+	lookup := tool.New("lookup", "查余额。", func(ctx context.Context, in struct{}) (string, error) { return "余额 \xff\xfe 1000", nil })
+	a := agentkit.New(agentkittest.New(t, pauseTurn(), agentkittest.Text("好")), &agentkit.Options{Tools: []*tool.Tool{b.transfer(), lookup}, Ledger: &mapLedger{}, PauseKey: []byte("k")})
+	p := paused(t, a)
+	if got, want := p.Results[0].Content, "余额 \ufffd\ufffd 1000"; got != want {
+		t.Errorf("the paused result = %q, want %q (as JSON gives it back)", got, want)
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back agentkit.Pause
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Resume(context.Background(), &back, []agentkit.Decision{{CallID: "call_a", Approve: true}, {CallID: "call_b", Approve: true}})
+	if err != nil || res.Output != "好" {
+		t.Fatalf("Resume = %q, %v", res.Output, err)
+	}
+}
