@@ -152,9 +152,10 @@ func refusesSampling(model string) bool {
 // RunFunc runs one agent run to its end. The Result is never nil.
 type RunFunc func(ctx context.Context) (*Result, error)
 
-// RunMiddleware wraps whole runs (every Run, RunMessages and RunSession, streamed or not): a
-// span around the run whose context the model and tool calls inherit, a per-run deadline, a
-// metric. The first in Options.RunMiddleware is the outermost. A RunMiddleware calls next at
+// RunMiddleware wraps whole runs (every Run, RunMessages, RunSession, Resume and
+// ResumeSession, streamed or not): a span around the run whose context the model and tool
+// calls inherit, a per-run deadline, a metric. A resume's checks and its claim of the pause
+// run inside it, so one that does not call next leaves the pause resumable. The first in Options.RunMiddleware is the outermost. A RunMiddleware calls next at
 // most once (a run is not started twice), and must return a non-nil Result: the one next
 // returned, or one it builds when it does not call next.
 type RunMiddleware func(next RunFunc) RunFunc

@@ -62,8 +62,9 @@ func (p *Pause) pendingAt(id string) *PendingCall {
 // it claims the pause's id in Options.Ledger (ErrNoLedger without one, ErrAlreadyResumed
 // when it was claimed before), so that a state resumed twice, or concurrently, runs its
 // approved calls once. Options.Toolsets are listed before the claim: one that fails refuses
-// the resume, and the pause can be resumed later. A refused Resume returns a Result with
-// Stop StopResumeRefused and no messages.
+// the resume, and the pause can be resumed later. All of it runs within
+// Options.RunMiddleware: a middleware that does not call next claims nothing. A refused
+// Resume returns a Result with Stop StopResumeRefused and no messages.
 //
 // Otherwise Resume returns as Run does, and may pause again on a later turn (a new Pause,
 // with an id of its own). Result.Steps begins with the resumed turn: its Message is the
@@ -83,29 +84,27 @@ func (a *Agent) ResumeStream(ctx context.Context, p *Pause, decisions []Decision
 }
 
 func (a *Agent) resumeRun(ctx context.Context, p *Pause, decisions []Decision, sink func(Event)) (*Result, error) {
-	r, err := a.resumed(ctx, p, decisions, sink)
-	if err != nil {
-		return refusedRun(sink, err)
-	}
-	return r.start(ctx, func(ctx context.Context) (*Result, error) { return r.resume(ctx, p, decisions) })
+	r := &run{a: a, sink: sink, res: &Result{}}
+	return r.start(ctx, func(ctx context.Context) (*Result, error) {
+		box, err := a.claim(ctx, p, decisions)
+		if err != nil {
+			return r.refuse(ctx, err)
+		}
+		r.adopt(p, box)
+		return r.resume(ctx, p, decisions)
+	})
 }
 
-// refusedRun is refused, with the EventRunEnd of a streamed run.
-func refusedRun(sink func(Event), err error) (*Result, error) {
-	res, err := refused(err)
-	if sink != nil {
-		sink(Event{Kind: EventRunEnd, Stop: res.Stop, Err: err})
-	}
-	return res, err
+// refuse ends a Resume that ran nothing: StopResumeRefused, no messages.
+func (r *run) refuse(ctx context.Context, err error) (*Result, error) {
+	r.res, r.store = &Result{}, nil
+	return r.finish(ctx, StopResumeRefused, err)
 }
 
-// refused is the Result of a Resume that ran nothing.
-func refused(err error) (*Result, error) {
-	return &Result{Stop: StopResumeRefused}, err
-}
-
-// resumed checks p and decisions and claims p, and returns the run that resumes it.
-func (a *Agent) resumed(ctx context.Context, p *Pause, decisions []Decision, sink func(Event)) (*run, error) {
+// claim checks p and decisions and claims p, within Options.RunMiddleware (a middleware that
+// does not call next leaves the pause resumable), and returns the tools the resumed turn
+// runs with.
+func (a *Agent) claim(ctx context.Context, p *Pause, decisions []Decision) (*toolbox, error) {
 	if err := a.checkPause(p, decisions); err != nil {
 		return nil, err
 	}
@@ -126,16 +125,15 @@ func (a *Agent) resumed(ctx context.Context, p *Pause, decisions []Decision, sin
 	case !won:
 		return nil, fmt.Errorf("%w: pause %s", ErrAlreadyResumed, p.ID)
 	}
-	return a.pausedRun(p, box, sink), nil
+	return box, nil
 }
 
-// pausedRun returns the run of p, its transcript the pause's without the assistant message.
-func (a *Agent) pausedRun(p *Pause, box *toolbox, sink func(Event)) *run {
+// adopt makes r the run of p, its transcript the pause's without the assistant message.
+func (r *run) adopt(p *Pause, box *toolbox) {
 	msgs := slices.Clone(p.Messages[:len(p.Messages)-1])
-	r := &run{a: a, sink: sink, res: &Result{Messages: msgs, New: p.New, Omitted: p.Omitted, Usage: p.Usage, Iterations: p.Iteration}}
+	r.res = &Result{Messages: msgs, New: p.New, Omitted: p.Omitted, Usage: p.Usage, Iterations: p.Iteration}
 	r.guard = loopGuard{prev: slices.Clone(p.Guard.Prev), repeats: p.Guard.Repeats}
 	r.box = box
-	return r
 }
 
 // checkPause checks p and decisions without running anything.

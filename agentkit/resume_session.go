@@ -33,53 +33,62 @@ func (a *Agent) ResumeSessionStream(ctx context.Context, session string, decisio
 }
 
 func (a *Agent) resumeSession(ctx context.Context, session string, decisions []Decision, sink func(Event)) (*Result, error) {
-	res, err := a.resumeSessionRun(ctx, session, decisions, sink)
-	if res == nil {
-		return refusedRun(sink, err)
-	}
-	return res, err
+	r := &run{a: a, sink: sink, res: &Result{}}
+	ctx = context.WithValue(ctx, sessionKey{}, session)
+	return r.start(ctx, func(ctx context.Context) (*Result, error) { return r.resumeSession(ctx, session, decisions) })
 }
 
-// resumeSessionRun is resumeSession, returning a nil Result when it refused.
-func (a *Agent) resumeSessionRun(ctx context.Context, session string, decisions []Decision, sink func(Event)) (*Result, error) {
+// resumeSession locks the session and takes its pause, within Options.RunMiddleware (a
+// middleware that does not call next leaves the pause in place), and resumes it.
+func (r *run) resumeSession(ctx context.Context, session string, decisions []Decision) (*Result, error) {
+	a := r.a
 	ps, ok := a.opts.Memory.(PauseStore)
 	if !ok {
-		return nil, fmt.Errorf("%w: ResumeSession needs a Memory that is a PauseStore", ErrNoMemory)
+		return r.refuse(ctx, fmt.Errorf("%w: ResumeSession needs a Memory that is a PauseStore", ErrNoMemory))
 	}
-	ctx = context.WithValue(ctx, sessionKey{}, session)
 	if l, ok := a.opts.Memory.(SessionLocker); ok {
 		unlock, err := l.Lock(ctx, session)
 		if err != nil {
-			return nil, fmt.Errorf("agentkit: session %q: %w", session, err)
+			return r.refuse(ctx, fmt.Errorf("agentkit: session %q: %w", session, err))
 		}
 		defer unlock()
 	}
-	state, p, err := a.storedPause(ctx, ps, session)
+	p, box, err := a.take(ctx, ps, session, decisions)
 	if err != nil {
-		return nil, err
+		return r.refuse(ctx, err)
 	}
-	if err := a.checkPause(p, decisions); err != nil {
-		return nil, err
-	}
-	box, err := a.toolbox(ctx) // before the take: a Toolset that fails leaves the pause in place
-	if err != nil {
-		return nil, err
-	}
-	taken, err := ps.TakePause(ctx, session)
-	switch {
-	case errors.Is(err, ErrNoPause):
-		return nil, fmt.Errorf("%w: session %q", ErrAlreadyResumed, session)
-	case err != nil:
-		return nil, fmt.Errorf("agentkit: taking the pause of session %q: %w", session, err)
-	case !bytes.Equal(taken, state): // replaced by a writer that does not lock the session
-		return nil, fmt.Errorf("%w: session %q: its pause changed while it was resumed", ErrAlreadyResumed, session)
-	}
-	r := a.pausedRun(p, box, sink)
+	r.adopt(p, box)
 	r.session, r.store = session, a.opts.Memory
 	if recent, ok := r.store.(RecentLoader); ok && p.Omitted > 0 {
 		r.recent = recent // new call ids stay unique among the messages the run never loaded
 	}
-	return r.start(ctx, func(ctx context.Context) (*Result, error) { return r.resume(ctx, p, decisions) })
+	return r.resume(ctx, p, decisions)
+}
+
+// take checks the session's pause and decisions, then takes the pause from ps, and returns
+// it with the tools the resumed turn runs with.
+func (a *Agent) take(ctx context.Context, ps PauseStore, session string, decisions []Decision) (*Pause, *toolbox, error) {
+	state, p, err := a.storedPause(ctx, ps, session)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.checkPause(p, decisions); err != nil {
+		return nil, nil, err
+	}
+	box, err := a.toolbox(ctx) // before the take: a Toolset that fails leaves the pause in place
+	if err != nil {
+		return nil, nil, err
+	}
+	taken, err := ps.TakePause(ctx, session)
+	switch {
+	case errors.Is(err, ErrNoPause):
+		return nil, nil, fmt.Errorf("%w: session %q", ErrAlreadyResumed, session)
+	case err != nil:
+		return nil, nil, fmt.Errorf("agentkit: taking the pause of session %q: %w", session, err)
+	case !bytes.Equal(taken, state): // replaced by a writer that does not lock the session
+		return nil, nil, fmt.Errorf("%w: session %q: its pause changed while it was resumed", ErrAlreadyResumed, session)
+	}
+	return p, box, nil
 }
 
 // SessionPause returns the pause of a paused session, to show its pending calls to whoever
