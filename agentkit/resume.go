@@ -356,12 +356,12 @@ func (r *run) pause(ctx context.Context, iter int, recs []CallRecord) (StopReaso
 	if err != nil {
 		return StopInvalidHistory, err
 	}
-	r.res.Pause = p
 	if r.store != nil {
 		if err := r.savePause(ctx, p); err != nil {
-			return StopMemoryError, err
+			return StopMemoryError, err // a Pause kept nowhere could be resumed nowhere
 		}
 	}
+	r.res.Pause = p
 	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
 	return StopPaused, ErrPaused
 }

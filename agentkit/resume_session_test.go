@@ -133,3 +133,30 @@ func TestResumeSessionStream(t *testing.T) {
 		t.Errorf("ResumeSessionStream of a resumed session = %q, %v; want StopResumeRefused, ErrNoPause", res.Stop, err)
 	}
 }
+
+// failingPauses is a PauseStore whose SavePause fails.
+type failingPauses struct{ *memory.InMemory }
+
+func (failingPauses) SavePause(context.Context, string, []byte) error {
+	return errors.New("disk full")
+}
+
+// A RunSession whose pause cannot be saved ends with StopMemoryError and no Pause (Result.Pause
+// is nil unless the run paused: that one could be resumed nowhere), its session valid and
+// without a pause.
+func TestRunSessionPauseNotSaved(t *testing.T) {
+	var b bank
+	store := failingPauses{memory.NewInMemory()}
+	a := agentkit.New(agentkittest.New(t, pauseTurn()), &agentkit.Options{Tools: []*tool.Tool{b.transfer(), b.lookup()}, Memory: store})
+	res, err := a.RunSession(context.Background(), "u1", "转账")
+	if res.Stop != agentkit.StopMemoryError || err == nil || res.Pause != nil {
+		t.Fatalf("RunSession = %q, %v, pause %v; want StopMemoryError and no pause", res.Stop, err, res.Pause != nil)
+	}
+	hist, _ := store.Load(context.Background(), "u1")
+	if err := agentkit.ValidateHistory(hist); err != nil {
+		t.Errorf("the session does not validate: %v", err)
+	}
+	if _, err := store.LoadPause(context.Background(), "u1"); !errors.Is(err, agentkit.ErrNoPause) {
+		t.Errorf("LoadPause = %v, want ErrNoPause", err)
+	}
+}
