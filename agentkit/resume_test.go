@@ -493,3 +493,27 @@ func TestResumeEditedArgumentsShape(t *testing.T) {
 		})
 	}
 }
+
+// A deferred tool under middleware.RequireApproval (by default annotations, every tool is
+// destructive) pauses as deferred: its result comes from the application, which is its
+// approval. Paused for approval instead, its approved call would be pending again, and the
+// model would read that it was not executed, however often it is resumed.
+func TestResumeDeferredUnderRequireApproval(t *testing.T) {
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "open_page", `{"url":"https://example.com"}`)), agentkittest.Text("页面标题是 Example"))
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{browser}, Ledger: &mapLedger{},
+		Middleware: []tool.Middleware{middleware.RequireApproval(middleware.Destructive)}})
+	res, _ := a.Run(context.Background(), "打开网页")
+	if res.Pause == nil || len(res.Pause.Pending) != 1 {
+		t.Fatalf("Run = %q; want a pause with one pending call", res.Stop)
+	}
+	if got := res.Pause.Pending[0].Kind; got != agentkit.PendingDeferred {
+		t.Fatalf("the pending call's kind = %q, want %q", got, agentkit.PendingDeferred)
+	}
+	res, err := a.Resume(context.Background(), res.Pause, []agentkit.Decision{{CallID: "c1", Approve: true, Result: "<title>Example</title>"}})
+	if err != nil || res.Output != "页面标题是 Example" {
+		t.Fatalf("Resume = %q, %v", res.Output, err)
+	}
+	if got := agentkittest.ToolMessages(model.Requests()[1])[0].Content; got != "<title>Example</title>" {
+		t.Errorf("the model read %q", got)
+	}
+}

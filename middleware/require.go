@@ -18,14 +18,16 @@ import (
 //	middleware.RequireApproval(func(c tool.Call) bool { return c.Name == "transfer" })
 //
 // pred sees the call with its raw arguments ([tool.Call].Tool is set). Calls to tools that do
-// not exist pass through. RequireApproval panics if pred is nil.
+// not exist pass through, and so do calls to [tool.Deferred] tools: the application runs
+// those, and the result it gives is its decision (waiting for approval first, the call would
+// wait again once approved). RequireApproval panics if pred is nil.
 func RequireApproval(pred func(tool.Call) bool) tool.Middleware {
 	if pred == nil {
 		panic("middleware.RequireApproval: nil predicate")
 	}
 	return func(next tool.Handler) tool.Handler {
 		return func(ctx context.Context, call tool.Call) tool.Result {
-			if call.Tool == nil || !pred(call) || tool.Approved(ctx, call.ID) {
+			if call.Tool == nil || call.Tool.IsDeferred() || !pred(call) || tool.Approved(ctx, call.ID) {
 				return next(ctx, call)
 			}
 			args, fail := validated(call)
