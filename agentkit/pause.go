@@ -235,7 +235,10 @@ func pendingArguments(rec CallRecord) json.RawMessage {
 // of the JSON of the rest of the state (transcript, results, counters). The rest is covered
 // too: a client that could rewrite it could rewrite the system prompt, a result the model
 // reads, or reset the run's bounds. Every field is length-prefixed, so no two states encode
-// alike.
+// alike. The rest is the JSON of this package's struct, not the bytes a state was read from:
+// a field added to Pause must be omitempty (or left out of the rest for older versions), or
+// no state signed before verifies (TestResumeGoldenPauses would fail). Decisions are not
+// signed: they are the decider's, and come with the Resume.
 func pauseMAC(key []byte, p *Pause) ([]byte, error) {
 	m := hmac.New(sha256.New, key)
 	field := func(b []byte) {

@@ -16,6 +16,13 @@ import (
 
 // Decision is the decision on one pending call of a Pause. The zero Decision rejects, with
 // no message, the call of the empty id (which no call has).
+//
+// A Decision names its call by id only, and ids repeat across runs (many providers number
+// calls call_1, call_2… in every conversation): a decision taken on one pause approves the
+// call of that id in any pause it is given with. Resume the Pause whose calls were shown —
+// keep its ID with the decisions and compare — and show what encoding/json decodes from a
+// state, not another parser's reading of its bytes (encoding/json matches keys without
+// regard to case, and takes the last of duplicate keys).
 type Decision struct {
 	// CallID names the call (PendingCall.ID).
 	CallID string
