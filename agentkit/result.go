@@ -89,9 +89,12 @@ type Result struct {
 	Omitted int
 	// Steps has one entry per model call, in order.
 	Steps []Step
-	// Usage sums the token usage the model reported over all steps.
+	// Usage sums the token usage the model reported over all steps. A resumed run's
+	// (Agent.Resume) includes the paused run's too, whose steps it does not hold: count a
+	// run that paused by its last Result, not by the sum of its Results.
 	Usage Usage
-	// Iterations is the number of model calls made.
+	// Iterations is the number of model calls made (by a resumed run, the paused run's
+	// included).
 	Iterations int
 	// Stop says why the run ended.
 	Stop StopReason
