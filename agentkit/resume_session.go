@@ -21,6 +21,10 @@ var ErrSessionPaused = errors.New("agentkit: the session waits for decisions on 
 // only the resume that takes it runs: another gets ErrAlreadyResumed, one of a session that
 // has no pause an error wrapping ErrNoPause. No Ledger is needed. A crash after the take and
 // before the approved calls finish loses the pause: its calls then ran at most once.
+//
+// A pause that can never resume — signed with a key since retired (ErrPauseTampered), of a
+// version this package does not read — would keep the session refusing new messages: drop
+// it with the store's own TakePause, and the session goes on from before the paused turn.
 func (a *Agent) ResumeSession(ctx context.Context, session string, decisions []Decision) (*Result, error) {
 	return a.resumeSession(ctx, session, decisions, nil)
 }
