@@ -74,3 +74,17 @@ func TestRequireApproval(t *testing.T) {
 	}
 	mustPanic(t, "RequireApproval(nil)", func() { middleware.RequireApproval(nil) })
 }
+
+// A deferred tool's call passes through RequireApproval to the tool, which defers it: the
+// application's result is its decision.
+func TestRequireApprovalPassesDeferred(t *testing.T) {
+	page := tool.Deferred[struct {
+		URL string `json:"url"`
+	}]("open_page", "Open a page in the user's browser.")
+	h := func(ctx context.Context, c tool.Call) tool.Result { return c.Tool.Handle(ctx, c) }
+	res := middleware.RequireApproval(func(tool.Call) bool { return true })(h)(context.Background(),
+		tool.Call{ID: "call_1", Name: "open_page", Arguments: `{"url":"https://example.com"}`, Tool: page})
+	if res.Kind != tool.KindPending || !errors.Is(res.Err, tool.ErrDeferred) {
+		t.Errorf("Kind %q, Err %v; want pending, ErrDeferred", res.Kind, res.Err)
+	}
+}
