@@ -69,7 +69,8 @@ func (p *Pause) pendingAt(id string) *PendingCall {
 // it claims the pause's id in Options.Ledger (ErrNoLedger without one, ErrAlreadyResumed
 // when it was claimed before), so that a state resumed twice, or concurrently, runs its
 // approved calls once. Options.Toolsets are listed before the claim: one that fails refuses
-// the resume, and the pause can be resumed later. All of it runs within
+// the resume, and the pause can be resumed later; so does a context canceled before the
+// claim. All of it runs within
 // Options.RunMiddleware: a middleware that does not call next claims nothing. A refused
 // Resume returns a Result with Stop StopResumeRefused and no messages.
 //
@@ -124,6 +125,9 @@ func (a *Agent) claim(ctx context.Context, p *Pause, decisions []Decision) (*too
 	box, err := a.toolbox(ctx) // before the claim: a Toolset that fails leaves the pause resumable
 	if err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil { // whatever the Ledger would do with it: nothing could run
+		return nil, fmt.Errorf("agentkit: resuming pause %s: %w", p.ID, err)
 	}
 	won, err := a.opts.Ledger.Claim(ctx, "agentkit.pause:"+p.ID)
 	switch {

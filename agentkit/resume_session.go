@@ -83,6 +83,9 @@ func (a *Agent) take(ctx context.Context, ps PauseStore, session string, decisio
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := ctx.Err(); err != nil { // whatever the store would do with it: nothing could run
+		return nil, nil, fmt.Errorf("agentkit: resuming session %q: %w", session, err)
+	}
 	taken, err := ps.TakePause(ctx, session)
 	switch {
 	case errors.Is(err, ErrNoPause):

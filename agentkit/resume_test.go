@@ -517,3 +517,23 @@ func TestResumeDeferredUnderRequireApproval(t *testing.T) {
 		t.Errorf("the model read %q", got)
 	}
 }
+
+// A Resume whose context is canceled before the claim (a client that went away) claims
+// nothing, whatever the Ledger does with a canceled context: the pause stays resumable.
+func TestResumeCanceledBeforeClaim(t *testing.T) {
+	decisions := []agentkit.Decision{{CallID: "call_a", Approve: true}, {CallID: "call_b", Approve: true}}
+	var b bank
+	model := agentkittest.New(t, pauseTurn(), agentkittest.Text("办好了"))
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{b.transfer(), b.lookup()}, Ledger: &mapLedger{}}) // mapLedger ignores its context
+	p := paused(t, a)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := a.Resume(ctx, p, decisions)
+	if !errors.Is(err, context.Canceled) || res.Stop != agentkit.StopResumeRefused {
+		t.Fatalf("Resume on a canceled context = %q, %v; want StopResumeRefused, context.Canceled", res.Stop, err)
+	}
+	res, err = a.Resume(context.Background(), p, decisions)
+	if err != nil || res.Output != "办好了" || b.transfers.Load() != 2 {
+		t.Fatalf("Resume after = %q, %v, %d transfers; want the answer, 2", res.Output, err, b.transfers.Load())
+	}
+}
