@@ -174,6 +174,9 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 		rec.Result = r.a.handler(ctx, call)
 	}()
 	rec.Duration = time.Since(start)
+	if r.approved != nil {
+		rec.Result = r.approved(rec)
+	}
 	if rec.Result.Content == "" {
 		rec.Result.Content = tool.EmptyContent
 	}

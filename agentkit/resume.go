@@ -262,15 +262,12 @@ func (r *run) resume(ctx context.Context, p *Pause, decisions []Decision) (*Resu
 	for i, c := range calls {
 		t.quiet[i] = slices.ContainsFunc(p.Results, func(r PausedResult) bool { return r.ID == c.ID }) // reported before the pause
 	}
+	r.approved = func(rec CallRecord) tool.Result { return ranAfterApproval(rec, p.pendingAt(rec.Call.ID)) }
 	recs := t.finish(calls, func(i int) (tool.Result, bool) {
 		res, ok := answers[i]
 		return res, ok
 	})
-	for i := range recs {
-		if _, ok := answers[i]; !ok {
-			recs[i].Result = ranAfterApproval(recs[i], p.pendingAt(recs[i].Call.ID))
-		}
-	}
+	r.approved = nil
 	r.res.Steps = append(r.res.Steps, Step{Iteration: iter, Message: msg, Calls: recs})
 	stop, stopErr := r.endTurn(ctx, iter, recs, "", nil)
 	if serr := r.save(ctx, r.res.Messages[from:]); serr != nil && stopErr == nil {

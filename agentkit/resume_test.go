@@ -537,3 +537,41 @@ func TestResumeCanceledBeforeClaim(t *testing.T) {
 		t.Fatalf("Resume after = %q, %v, %d transfers; want the answer, 2", res.Output, err, b.transfers.Load())
 	}
 }
+
+// The EventToolEnd of a resumed turn's approved call carries the result the model reads: with
+// the note of an edit, or the not_executed answer of a call that waits again.
+func TestResumeToolEndEvents(t *testing.T) {
+	var b bank
+	var mu sync.Mutex
+	ends := map[string]string{}
+	onEvent := func(_ context.Context, e agentkit.Event) {
+		if e.Kind == agentkit.EventToolEnd {
+			mu.Lock()
+			ends[e.Call.ID] = e.Result.Content
+			mu.Unlock()
+		}
+	}
+	model := agentkittest.New(t, pauseTurn(), agentkittest.Text("办好了"))
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{b.transfer(), b.lookup()}, Ledger: &mapLedger{}, OnEvent: onEvent})
+	p := paused(t, a)
+	// transfer is deferred since the pause: its approved call waits again.
+	deferredNow := tool.Deferred[transferArgs]("transfer", "转账。")
+	a2 := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{deferredNow, b.lookup()}, Ledger: &mapLedger{}, OnEvent: onEvent})
+	res, err := a2.Resume(context.Background(), p, []agentkit.Decision{
+		{CallID: "call_a", Approve: true, Arguments: json.RawMessage(`{"to":"carol","amount":5}`)}, {CallID: "call_b", Approve: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, m := range res.Messages {
+		if m.Role == openai.ChatMessageRoleTool && m.ToolCallID != "call_l" {
+			want[m.ToolCallID] = m.Content
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	got := map[string]string{"call_a": ends["call_a"], "call_b": ends["call_b"]}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("EventToolEnd contents (-transcript +events):\n%s", diff)
+	}
+}

@@ -80,6 +80,9 @@ type run struct {
 	guard loopGuard
 	sink  func(Event) // a streamed run's events; nil when the run does not stream
 	box   *toolbox    // the tools of the latest request, which its calls resolve against
+	// approved, while a resumed turn runs, turns the result of an approved call into what the
+	// model reads (and EventToolEnd reports); nil otherwise. Set before the turn's calls start.
+	approved func(CallRecord) tool.Result
 
 	// A RunSession's: what the run adds is appended to store as it goes.
 	session string
