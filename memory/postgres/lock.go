@@ -62,6 +62,9 @@ func (s *Store) waitLease(ctx context.Context, session string) (int64, error) {
 	for {
 		token, until, err := s.tryLease(ctx, session)
 		switch {
+		case err != nil && ctx.Err() != nil && held.IsZero():
+			// err says why (no connection of the pool came free, say) and wraps ctx.Err().
+			return 0, fmt.Errorf("postgres: waiting for session %q: %w: %w", session, agentkit.ErrSessionBusy, err)
 		case err != nil && ctx.Err() != nil:
 			return 0, waitError(session, held, ctx.Err())
 		case err != nil:
@@ -96,7 +99,7 @@ func waitError(session string, held time.Time, ctxErr error) error {
 // returns token 0 and when the other holder's lease expires. One statement: of processes
 // trying at once, one gets the lease.
 func (s *Store) tryLease(ctx context.Context, session string) (token int64, heldUntil time.Time, err error) {
-	err = s.query(ctx, fmt.Sprintf("locking session %q", session), func(rows pgx.Rows) error {
+	err = s.read(ctx, fmt.Sprintf("locking session %q", session), func(rows pgx.Rows) error {
 		return rows.Scan(&token, &heldUntil)
 	}, `WITH taken AS (
 			INSERT INTO {s}.toolcall_leases AS l (session, owner, token, expires)

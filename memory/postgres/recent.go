@@ -26,7 +26,7 @@ func (s *Store) LoadRecent(ctx context.Context, session string, recent int) ([]o
 	// are read, whatever is appended in between.
 	var first, from *int64
 	var enough bool
-	err := s.query(ctx, fmt.Sprintf("loading session %q", session), func(rows pgx.Rows) error {
+	err := s.read(ctx, fmt.Sprintf("loading session %q", session), func(rows pgx.Rows) error {
 		return rows.Scan(&first, &from, &enough)
 	}, `SELECT
 		(SELECT seq FROM {s}.toolcall_messages WHERE session = $1 AND role = 'user' ORDER BY seq LIMIT 1),
@@ -58,7 +58,7 @@ func (s *Store) LoadRecent(ctx context.Context, session string, recent int) ([]o
 // The empty id is never used: calls without an id are not indexed.
 func (s *Store) CallIDUsed(ctx context.Context, session, id string) (bool, error) {
 	var used bool
-	err := s.query(ctx, fmt.Sprintf("session %q", session), func(rows pgx.Rows) error {
+	err := s.read(ctx, fmt.Sprintf("session %q", session), func(rows pgx.Rows) error {
 		return rows.Scan(&used)
 	}, "SELECT EXISTS (SELECT 1 FROM {s}.toolcall_call_ids WHERE session = $1 AND id = $2)", session, id)
 	return used, err

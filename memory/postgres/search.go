@@ -45,7 +45,7 @@ func (s *Store) Search(ctx context.Context, session string, q memory.Query) ([]m
 		words[i] = strings.ReplaceAll(words[i], "\x00", "")
 	}
 	var out []memory.Match
-	err := s.query(ctx, fmt.Sprintf("searching session %q", session), func(rows pgx.Rows) error {
+	err := s.read(ctx, fmt.Sprintf("searching session %q", session), func(rows pgx.Rows) error {
 		var m memory.Match
 		var seq int64
 		var raw string

@@ -120,61 +120,114 @@ func (s *Store) acquire(ctx context.Context, what string) (*pgxpool.Conn, error)
 }
 
 // inTx runs f in a transaction on a connection of the pool and commits it when f succeeds.
-// A transaction that failed before anything reached the server (a connection the server
-// closed while it was idle, after a restart) is tried once more on another connection.
+// A transaction whose connection died before its COMMIT was sent (a connection the server
+// closed while it sat idle in the pool, after a restart of the database) did not commit: it
+// is tried again on another connection, as many times as the pool has connections (each may
+// be one the server closed). One whose COMMIT was sent and whose answer was lost is not:
+// it may have committed, and its error says so.
 func (s *Store) inTx(ctx context.Context, what string, f func(tx pgx.Tx) error) error {
-	err := s.tryTx(ctx, what, f)
-	if err != nil && pgconn.SafeToRetry(err) && ctx.Err() == nil {
-		err = s.tryTx(ctx, what, f)
+	var err error
+	for range s.pool.Config().MaxConns + 1 {
+		var retry bool
+		if retry, err = s.tryTx(ctx, what, f); !retry || ctx.Err() != nil {
+			return err
+		}
 	}
 	return err
 }
 
-func (s *Store) tryTx(ctx context.Context, what string, f func(tx pgx.Tx) error) error {
+// tryTx runs f in a transaction, and reports whether it failed without committing because
+// its connection died.
+func (s *Store) tryTx(ctx context.Context, what string, f func(tx pgx.Tx) error) (retry bool, err error) {
 	c, err := s.acquire(ctx, what)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer c.Release()
+	dead := func() bool { return c.Conn().IsClosed() }
 	tx, err := c.Begin(ctx)
 	if err != nil {
-		return s.fail(ctx, what, err)
+		return dead(), s.fail(ctx, what, err)
 	}
 	if err := f(tx); err != nil {
 		tx.Rollback(context.WithoutCancel(ctx))
-		return s.fail(ctx, what, err)
+		return dead(), s.fail(ctx, what, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return s.fail(ctx, what, err)
+		if pgconn.SafeToRetry(err) {
+			return true, s.fail(ctx, what, err)
+		}
+		if dead() {
+			return false, s.fail(ctx, what+": the connection was lost at the commit, which may or may not have happened", err)
+		}
+		return false, s.fail(ctx, what, err)
 	}
-	return nil
+	return false, nil
 }
 
-// query runs one statement on a connection of the pool, scanning its rows with scan.
+// query runs one statement on a connection of the pool, scanning its rows with scan. A
+// statement whose connection died before it was sent is tried again on another connection.
 func (s *Store) query(ctx context.Context, what string, scan func(rows pgx.Rows) error, q string, args ...any) error {
+	return s.run(ctx, what, false, scan, q, args)
+}
+
+// read is query for a statement that can run twice (it changes nothing, or what it changes
+// a second run leaves as the first did): one whose connection died is tried again on
+// another connection, even when it was sent.
+func (s *Store) read(ctx context.Context, what string, scan func(rows pgx.Rows) error, q string, args ...any) error {
+	return s.run(ctx, what, true, scan, q, args)
+}
+
+func (s *Store) run(ctx context.Context, what string, again bool, scan func(rows pgx.Rows) error, q string, args []any) error {
+	var err error
+	for range s.pool.Config().MaxConns + 1 {
+		var dead bool
+		scanned := 0
+		dead, err = s.runOnce(ctx, what, func(rows pgx.Rows) error { scanned++; return scan(rows) }, q, args)
+		// Only before the first row: scan has not seen a partial result to take back.
+		if err == nil || ctx.Err() != nil || scanned > 0 || !(pgconn.SafeToRetry(err) || again && dead) {
+			return err
+		}
+	}
+	return err
+}
+
+// runOnce runs the statement once; dead reports whether its connection died.
+func (s *Store) runOnce(ctx context.Context, what string, scan func(rows pgx.Rows) error, q string, args []any) (dead bool, err error) {
 	c, err := s.acquire(ctx, what)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer c.Release()
 	rows, err := c.Query(ctx, s.sql(q), args...)
 	if err != nil {
-		return s.fail(ctx, what, err)
+		return c.Conn().IsClosed(), s.fail(ctx, what, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		if err := scan(rows); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return s.fail(ctx, what, err)
+		return c.Conn().IsClosed(), s.fail(ctx, what, err)
 	}
-	return nil
+	return false, nil
 }
 
-// exec runs one statement on a connection of the pool.
-func (s *Store) exec(ctx context.Context, what string, q string, args ...any) (pgconn.CommandTag, error) {
+// exec runs one statement on a connection of the pool. A statement whose connection died
+// before it was sent is tried again on another connection.
+func (s *Store) exec(ctx context.Context, what string, q string, args ...any) (tag pgconn.CommandTag, err error) {
+	for range s.pool.Config().MaxConns + 1 {
+		tag, err = s.execOnce(ctx, what, q, args)
+		if err == nil || ctx.Err() != nil || !pgconn.SafeToRetry(err) {
+			return tag, err
+		}
+	}
+	return tag, err
+}
+
+func (s *Store) execOnce(ctx context.Context, what string, q string, args []any) (pgconn.CommandTag, error) {
 	c, err := s.acquire(ctx, what)
 	if err != nil {
 		return pgconn.CommandTag{}, err
@@ -212,7 +265,7 @@ func (s *Store) load(ctx context.Context, session string, dst []openai.ChatCompl
 		args = append(args, g.first, g.from)
 	}
 	out, base := dst, len(dst)
-	err := s.query(ctx, what, func(rows pgx.Rows) error {
+	err := s.read(ctx, what, func(rows pgx.Rows) error {
 		var seq int64
 		var raw string
 		if err := rows.Scan(&seq, &raw); err != nil {
@@ -327,7 +380,7 @@ func (s *Store) Append(ctx context.Context, session string, msgs []openai.ChatCo
 // LoadSummary returns the summary memory.Fold saved for the session (memory.SummaryStore).
 func (s *Store) LoadSummary(ctx context.Context, session string) (memory.Summary, error) {
 	var sum memory.Summary
-	err := s.query(ctx, fmt.Sprintf("loading the summary of session %q", session), func(rows pgx.Rows) error {
+	err := s.read(ctx, fmt.Sprintf("loading the summary of session %q", session), func(rows pgx.Rows) error {
 		var fp int64
 		if err := rows.Scan(&sum.Folded, &fp, &sum.Text); err != nil {
 			return fmt.Errorf("postgres: loading the summary of session %q: %w", session, err)
