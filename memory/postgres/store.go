@@ -356,23 +356,20 @@ func (s *Store) Append(ctx context.Context, session string, msgs []openai.ChatCo
 		if err := s.fence(ctx, tx, session); err != nil {
 			return err
 		}
-		// The session's row is locked until the commit: appends to one session queue here.
-		var first int64
-		err := tx.QueryRow(ctx, s.sql(`INSERT INTO {s}.toolcall_sessions AS t (session, next) VALUES ($1, $2)
-			ON CONFLICT (session) DO UPDATE SET next = t.next + $2 RETURNING next - $2`), session, int64(len(msgs))).Scan(&first)
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, s.sql(`INSERT INTO {s}.toolcall_messages (session, seq, role, tool_call_id, message, search)
-			SELECT $1, $2 + m.i - 1, m.role, m.call, m.message, m.search
-			FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS m(role, call, message, search, i)`),
-			session, first, r.roles, r.callIDs, r.messages, r.search)
-		if err != nil || len(r.callID) == 0 {
-			return err
-		}
-		_, err = tx.Exec(ctx, s.sql(`INSERT INTO {s}.toolcall_call_ids (session, id, seq, name)
-			SELECT $1, c.id, $2 + c.at, c.name FROM unnest($3::bigint[], $4::text[], $5::text[]) AS c(at, id, name)
-			ON CONFLICT DO NOTHING`), session, first, r.callAt, r.callID, r.callFor)
+		// One statement: the sequence numbers, the messages, their call ids. The session's
+		// row in toolcall_sessions is locked until the commit: appends to one session queue
+		// there, and take the numbers after the last append's.
+		_, err := tx.Exec(ctx, s.sql(`WITH seq AS (
+				INSERT INTO {s}.toolcall_sessions AS t (session, next) VALUES ($1, $2)
+				ON CONFLICT (session) DO UPDATE SET next = t.next + $2 RETURNING next - $2 AS first),
+			msgs AS (
+				INSERT INTO {s}.toolcall_messages (session, seq, role, tool_call_id, message, search)
+				SELECT $1, seq.first + m.i - 1, m.role, m.call, m.message, m.search
+				FROM seq, unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS m(role, call, message, search, i))
+			INSERT INTO {s}.toolcall_call_ids (session, id, seq, name)
+			SELECT $1, c.id, seq.first + c.at, c.name FROM seq, unnest($7::bigint[], $8::text[], $9::text[]) AS c(at, id, name)
+			ON CONFLICT DO NOTHING`),
+			session, int64(len(msgs)), r.roles, r.callIDs, r.messages, r.search, r.callAt, r.callID, r.callFor)
 		return err
 	})
 }

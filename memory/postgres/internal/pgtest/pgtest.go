@@ -188,7 +188,7 @@ func start() error {
 func pgctl(action string, args ...string) ([]byte, error) {
 	a := []string{"-D", dataDir, "-l", filepath.Join(filepath.Dir(dataDir), "log"), "-w", "-t", "60", action}
 	if action != "stop" {
-		a = append(a, "-o", fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", port, filepath.Dir(dataDir)))
+		a = append(a, "-o", fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", port, filepath.Dir(dataDir)))
 	}
 	return command(pgCtl, append(a, args...)...).CombinedOutput()
 }
