@@ -6,6 +6,9 @@
 // When TOOLCALL_PG_URL is set, the tests use that server instead (a superuser's URL: each
 // test creates its database there) and Restart is not available.
 //
+// The binaries are looked for in PGTEST_BIN when it is set, else in PATH and in Debian's
+// /usr/lib/postgresql/<version>/bin.
+//
 // When PostgreSQL's binaries are missing (or the process is not root and cannot run them),
 // the tests skip with one message saying how to run them; under CI (CI set) they fail.
 package pgtest
@@ -119,6 +122,13 @@ func Restart(t testing.TB) {
 }
 
 func find(name string) string {
+	if dir := os.Getenv("PGTEST_BIN"); dir != "" { // only there: another version, or none
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err != nil {
+			return ""
+		}
+		return p
+	}
 	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
