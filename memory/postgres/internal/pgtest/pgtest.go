@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -173,6 +174,7 @@ func start() error {
 		}
 		asUser = "postgres"
 	}
+	watch(dir)
 	if out, err := command(initdb, "-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync").CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		dataDir = ""
@@ -193,6 +195,31 @@ func start() error {
 	}
 	baseURL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	return nil
+}
+
+// watch starts a process of its own that stops the server and removes dir once this test
+// binary is gone, however it ended: a panic in a test, or a SIGKILL, skips Main's cleanup.
+func watch(dir string) {
+	stopCmd := command(pgCtl, "-D", dataDir, "-w", "stop", "-m", "fast")
+	script := fmt.Sprintf(`while kill -0 %d 2>/dev/null; do sleep 1; done; %s >/dev/null 2>&1; rm -rf %s`,
+		os.Getpid(), shellJoin(stopCmd.Args), shellQuote(dir))
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // not in the test's process group
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "pgtest: watch:", err)
+	} else {
+		cmd.Process.Release() // it outlives us
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
 }
 
 func pgctl(action string, args ...string) ([]byte, error) {
