@@ -16,7 +16,8 @@
 // addresses, TLS, credentials, pool and timeouts are the application's, one pool serves
 // the store and the rest of the service, and the application closes it. Set
 // ContextTimeoutEnabled, so that a context's deadline bounds each read and write and not
-// only the wait for a connection.
+// only the wait for a connection. It needs Redis 6.2 or later (GETDEL, LPOS); the tests run
+// Debian's Redis 7.0.
 //
 // # Key layout (version 1)
 //

@@ -154,6 +154,12 @@ func (s *Store) Append(ctx context.Context, session string, msgs []openai.ChatCo
 	if len(msgs) == 0 {
 		return nil
 	}
+	return s.appendBatch(ctx, session, msgs, rand.Text())
+}
+
+// appendBatch appends msgs as the batch of id, unless a batch of that id was appended last
+// or among the latest 64.
+func (s *Store) appendBatch(ctx context.Context, session string, msgs []openai.ChatCompletionMessage, id string) error {
 	s.mu.Lock()
 	lease, mine := s.held[session]
 	s.mu.Unlock()
@@ -161,7 +167,7 @@ func (s *Store) Append(ctx context.Context, session string, msgs []openai.ChatCo
 		return fmt.Errorf("redis: appending to session %q: %w: its renewal found the lease taken", session, agentkit.ErrLeaseLost)
 	}
 	args := make([]any, 4, 4+len(msgs)+4)
-	args[0], args[1], args[2] = lease, rand.Text(), len(msgs)
+	args[0], args[1], args[2] = lease, id, len(msgs)
 	var users, calls []any
 	for i := range msgs {
 		b, err := json.Marshal(msgs[i])
