@@ -23,10 +23,10 @@ import (
 	"github.com/toolcall/toolcall/tool"
 )
 
-// The server restarted, or down, between two appends of a RunSession. Without persistence
+// The server restarted, crashed, or down, between two appends of a RunSession. Without persistence
 // (--save ”, --appendonly no) a restart loses everything, the run's lease with it: the run
 // ends with ErrLeaseLost. With an append-only file fsynced at every write, the lease and
-// every acknowledged append survive the restart and the run completes (go-redis reconnects;
+// every acknowledged append survive the restart, or a SIGKILL of the server, and the run completes (go-redis reconnects;
 // the batch id keeps a resent append from landing twice). With the server down during the
 // append, the run fails clearly and what was acknowledged before is there once it is back.
 // Either way, the session loaded after is provider-valid.
@@ -41,6 +41,7 @@ func TestServerRestartMidRun(t *testing.T) {
 	}{
 		{"restart, no persistence", nil, (*redistest.Server).Restart, agentkit.ErrLeaseLost, 0},
 		{"restart, append-only file", aof, (*redistest.Server).Restart, nil, 6},
+		{"crash (SIGKILL), append-only file", aof, (*redistest.Server).Crash, nil, 6},
 		{"down during an append, append-only file", aof, func(srv *redistest.Server) error { srv.Stop(); return nil }, errDown, 3},
 	}
 	for _, tt := range tests {

@@ -173,7 +173,14 @@ func (s *Server) Restart() error {
 	return s.launch()
 }
 
-// Stop stops the server; Restart starts it again.
+// Crash kills the server (SIGKILL) and starts it again on the same port and directory: it
+// keeps what it had written to its append-only file.
+func (s *Server) Crash() error {
+	s.kill()
+	return s.launch()
+}
+
+// Stop stops the server; Start starts it again.
 func (s *Server) Stop() { s.stop() }
 
 // Start starts a stopped server again.
