@@ -223,3 +223,41 @@ func TestRunSessionLosesItsLease(t *testing.T) {
 		t.Errorf("the session after the lost run (-want +got):\n%s", diff)
 	}
 }
+
+// A Redis that lost its data (restarted without persistence) counts fencing tokens from 1
+// again: the old holder's lease, token 1, must not pass for the new holder's, token 1 too.
+func TestLeaseAfterDataLoss(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	a, err := redis.New(ctx, srv.Client(t, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ua, err := a.Lock(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ua()
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := redis.New(ctx, srv.Client(t, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ub, err := b.Lock(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ub()
+	raw := srv.Client(t, nil)
+	if tok, err := raw.Get(ctx, "toolcall:{s:s}:fence").Result(); err != nil || tok != "1" {
+		t.Fatalf("the new holder's token = %q, %v; want 1 again", tok, err)
+	}
+	if err := a.Append(ctx, "s", []openai.ChatCompletionMessage{memorytest.User("old holder")}); !errors.Is(err, agentkit.ErrLeaseLost) {
+		t.Errorf("Append by the holder from before the data loss = %v, want ErrLeaseLost", err)
+	}
+	if err := b.Append(ctx, "s", []openai.ChatCompletionMessage{memorytest.User("new holder")}); err != nil {
+		t.Errorf("Append by the new holder: %v", err)
+	}
+}
