@@ -18,11 +18,11 @@ func (s *Store) checkLayout(ctx context.Context) error {
 	key := s.prefix + "version"
 	// SET NX: of two processes opening a new prefix at once, both agree on one version.
 	if err := s.rdb.SetNX(ctx, key, LayoutVersion, 0).Err(); err != nil {
-		return fmt.Errorf("redis: New: writing the layout version %s: %w", key, err)
+		return fmt.Errorf("redis: New: writing the layout version %s: %w", key, failed(ctx, err))
 	}
 	raw, err := s.rdb.Get(ctx, key).Result()
 	if err != nil {
-		return fmt.Errorf("redis: New: reading the layout version %s: %w", key, err)
+		return fmt.Errorf("redis: New: reading the layout version %s: %w", key, failed(ctx, err))
 	}
 	v, err := strconv.Atoi(raw)
 	switch {

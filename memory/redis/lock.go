@@ -60,8 +60,8 @@ func (s *Store) takeLease(ctx context.Context, session string) (string, error) {
 	for {
 		res, err := lockScript.Run(ctx, s.rdb, keys, nonce, s.lease.Milliseconds()).Int64Slice()
 		switch {
-		case err != nil && ctx.Err() != nil:
-			return "", waitError(session, left, ctx.Err())
+		case err != nil && ctxErr(ctx) != nil:
+			return "", waitError(session, left, ctxErr(ctx))
 		case err != nil:
 			return "", fmt.Errorf("redis: locking session %q: %w", session, err)
 		case res[0] > 0:

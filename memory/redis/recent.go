@@ -13,11 +13,11 @@ import (
 // positions and reads only the messages it returns.
 func (s *Store) LoadRecent(ctx context.Context, session string, recent int) ([]openai.ChatCompletionMessage, int, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, 0, fmt.Errorf("redis: loading session %q: %w", session, err)
+		return nil, 0, fmt.Errorf("redis: loading session %q: %w", session, failed(ctx, err))
 	}
 	res, err := recentScript.Run(ctx, s.rdb, []string{s.key(session, "msgs"), s.key(session, "turns")}, max(recent, 1)).Slice()
 	if err != nil {
-		return nil, 0, fmt.Errorf("redis: loading session %q: %w", session, err)
+		return nil, 0, fmt.Errorf("redis: loading session %q: %w", session, failed(ctx, err))
 	}
 	var omitted, head int64
 	var items []any
@@ -54,11 +54,11 @@ func (s *Store) LoadRecent(ctx context.Context, session string, recent int) ([]o
 // SISMEMBER of the session's set of call ids.
 func (s *Store) CallIDUsed(ctx context.Context, session, id string) (bool, error) {
 	if err := ctx.Err(); err != nil {
-		return false, fmt.Errorf("redis: session %q: %w", session, err)
+		return false, fmt.Errorf("redis: session %q: %w", session, failed(ctx, err))
 	}
 	used, err := s.rdb.SIsMember(ctx, s.key(session, "calls"), id).Result()
 	if err != nil {
-		return false, fmt.Errorf("redis: session %q: %w", session, err)
+		return false, fmt.Errorf("redis: session %q: %w", session, failed(ctx, err))
 	}
 	return used, nil
 }

@@ -103,11 +103,11 @@ func (s *Store) key(session, kind string) string {
 // be decoded is an error wrapping [ErrCorrupt].
 func (s *Store) Load(ctx context.Context, session string) ([]openai.ChatCompletionMessage, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("redis: loading session %q: %w", session, err)
+		return nil, fmt.Errorf("redis: loading session %q: %w", session, failed(ctx, err))
 	}
 	raw, err := s.rdb.LRange(ctx, s.key(session, "msgs"), 0, -1).Result()
 	if err != nil {
-		return nil, fmt.Errorf("redis: loading session %q: %w", session, err)
+		return nil, fmt.Errorf("redis: loading session %q: %w", session, failed(ctx, err))
 	}
 	return decodeAll(session, raw, 0, 0)
 }
@@ -149,7 +149,7 @@ func clip(s string, n int) string {
 // leases the session — else the error wraps agentkit.ErrSessionBusy.
 func (s *Store) Append(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("redis: appending to session %q: %w", session, err)
+		return fmt.Errorf("redis: appending to session %q: %w", session, failed(ctx, err))
 	}
 	if len(msgs) == 0 {
 		return nil
@@ -188,7 +188,7 @@ func (s *Store) appendBatch(ctx context.Context, session string, msgs []openai.C
 	args = append(append(args, users...), calls...)
 	keys := []string{s.key(session, "msgs"), s.key(session, "turns"), s.key(session, "calls"), s.key(session, "lease"), s.key(session, "batches")}
 	if err := appendScript.Run(ctx, s.rdb, keys, args...).Err(); err != nil {
-		return fmt.Errorf("redis: appending to session %q: %w", session, fenceError(err))
+		return fmt.Errorf("redis: appending to session %q: %w", session, failed(ctx, fenceError(err)))
 	}
 	return nil
 }
@@ -204,6 +204,27 @@ func fenceError(err error) error {
 		return fmt.Errorf("%w: another process leases it for another %s", agentkit.ErrSessionBusy, time.Duration(ms)*time.Millisecond)
 	}
 	return err
+}
+
+// failed is err, wrapping also ctx's error when ctx ended: a deadline that cut off a read
+// (ContextTimeoutEnabled) is otherwise only go-redis's i/o timeout.
+func failed(ctx context.Context, err error) error {
+	if cerr := ctxErr(ctx); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", err, cerr)
+	}
+	return err
+}
+
+// ctxErr is ctx.Err(), or DeadlineExceeded once ctx's deadline passed: a connection's
+// deadline, set from ctx's, may end a read a moment before ctx's timer fires.
+func ctxErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // Search searches the session's history (see [memory.SearchMessages]). It loads the whole

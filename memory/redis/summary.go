@@ -12,11 +12,11 @@ import (
 // the zero Summary when there is none.
 func (s *Store) LoadSummary(ctx context.Context, session string) (memory.Summary, error) {
 	if err := ctx.Err(); err != nil {
-		return memory.Summary{}, fmt.Errorf("redis: loading the summary of session %q: %w", session, err)
+		return memory.Summary{}, fmt.Errorf("redis: loading the summary of session %q: %w", session, failed(ctx, err))
 	}
 	vals, err := s.rdb.HMGet(ctx, s.key(session, "summary"), "text", "folded", "fingerprint").Result()
 	if err != nil {
-		return memory.Summary{}, fmt.Errorf("redis: loading the summary of session %q: %w", session, err)
+		return memory.Summary{}, fmt.Errorf("redis: loading the summary of session %q: %w", session, failed(ctx, err))
 	}
 	text, ok1 := vals[0].(string)
 	folded, ok2 := vals[1].(string)
@@ -38,12 +38,12 @@ func (s *Store) LoadSummary(ctx context.Context, session string) (memory.Summary
 // fields.
 func (s *Store) SaveSummary(ctx context.Context, session string, sum memory.Summary) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("redis: saving the summary of session %q: %w", session, err)
+		return fmt.Errorf("redis: saving the summary of session %q: %w", session, failed(ctx, err))
 	}
 	err := s.rdb.HSet(ctx, s.key(session, "summary"),
 		"text", sum.Text, "folded", strconv.Itoa(sum.Folded), "fingerprint", strconv.FormatUint(sum.Fingerprint, 10)).Err()
 	if err != nil {
-		return fmt.Errorf("redis: saving the summary of session %q: %w", session, err)
+		return fmt.Errorf("redis: saving the summary of session %q: %w", session, failed(ctx, err))
 	}
 	return nil
 }
