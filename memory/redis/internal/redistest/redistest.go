@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -135,8 +134,7 @@ func start(dir string, extra ...string) (*Server, error) {
 
 func (s *Server) launch() error {
 	cmd := exec.Command("redis-server", s.args...)
-	// The server dies with the test binary, even when it is killed or panics.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting redis-server: %w", err)
 	}
