@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/memory/internal/lease"
 )
 
 // Lock holds the session for one run: first against the runs of this *Store (waiting in
@@ -31,28 +31,16 @@ func (s *Store) Lock(ctx context.Context, session string) (unlock func(), err er
 		local()
 		return nil, err
 	}
-	s.mu.Lock()
-	s.held[session] = token
-	s.mu.Unlock()
-	stop, done := make(chan struct{}), make(chan struct{})
-	go s.renew(session, token, stop, done)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			close(stop)
-			<-done
-			s.mu.Lock()
-			delete(s.held, session)
-			s.mu.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), s.lease)
-			defer cancel()
-			// Expired, not deleted: the next lease's token is one more than this one's. A
-			// release that fails leaves the lease to expire.
-			s.exec(ctx, "releasing a lease", "UPDATE {s}.toolcall_leases SET expires = 'epoch' WHERE session = $1 AND owner = $2 AND token = $3",
-				session, s.owner, token)
-			local()
-		})
-	}, nil
+	release := func(token int64) {
+		ctx, cancel := context.WithTimeout(context.Background(), s.lease)
+		defer cancel()
+		// Expired, not deleted: the next lease's token is one more than this one's. A
+		// release that fails leaves the lease to expire.
+		s.exec(ctx, "releasing a lease", "UPDATE {s}.toolcall_leases SET expires = 'epoch' WHERE session = $1 AND owner = $2 AND token = $3",
+			session, s.owner, token)
+	}
+	renew := func(token int64) bool { return s.renewOnce(session, token) }
+	return lease.Hold(&s.held, session, token, s.lease/3, renew, release, local), nil
 }
 
 // waitLease polls for the session's lease until it gets it (its token) or ctx ends.
@@ -113,28 +101,6 @@ func (s *Store) tryLease(ctx context.Context, session string) (token int64, held
 	return token, heldUntil, err
 }
 
-// renew extends the session's lease until stop is closed, or until a renewal finds the lease
-// gone (expired, perhaps taken by another holder): the lease is then lost, and Append
-// refuses.
-func (s *Store) renew(session string, token int64, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	t := time.NewTicker(s.lease / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			if !s.renewOnce(session, token) {
-				s.mu.Lock()
-				s.held[session] = 0
-				s.mu.Unlock()
-				return
-			}
-		}
-	}
-}
-
 // renewOnce extends the lease of token, if it is still live, and reports false when it is
 // not. A renewal that cannot reach the database (or get a connection of the pool) in a third
 // of the lease is tried again at the next tick.
@@ -151,9 +117,7 @@ func (s *Store) renewOnce(session string, token int64) bool {
 // transaction ends, so that no other process takes the lease between the check and the
 // commit: an append either lands before a takeover or is refused.
 func (s *Store) fence(ctx context.Context, tx pgx.Tx, session string) error {
-	s.mu.Lock()
-	token, mine := s.held[session]
-	s.mu.Unlock()
+	token, mine := s.held.Get(session)
 	var owner string
 	var current int64
 	var expires time.Time

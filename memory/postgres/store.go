@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/memory/internal/lease"
 )
 
 // Options configures [Open]. A nil *Options, or the zero value, gives the defaults
@@ -48,8 +48,7 @@ type Store struct {
 	lease  time.Duration
 	locks  memory.Locks // the runs of this process wait in line here, then for the lease
 
-	mu   sync.Mutex
-	held map[string]int64 // the fencing token of each session leased by this *Store; 0: lost
+	held lease.Held[int64] // the fencing token of each session leased by this *Store; 0: lost
 }
 
 var (
@@ -85,7 +84,7 @@ func Open(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, error
 	if o.LockLease <= 0 {
 		o.LockLease = 30 * time.Second
 	}
-	s := &Store{pool: pool, schema: o.Schema, quoted: quoteSchema(o.Schema), owner: rand.Text(), lease: o.LockLease, held: map[string]int64{}}
+	s := &Store{pool: pool, schema: o.Schema, quoted: quoteSchema(o.Schema), owner: rand.Text(), lease: o.LockLease}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/memory/internal/lease"
 )
 
 // Lock holds the session for one run: first against the runs of this Store (waiting in
@@ -22,31 +22,21 @@ func (s *Store) Lock(ctx context.Context, session string) (unlock func(), err er
 	if err != nil {
 		return nil, err
 	}
-	lease, err := s.takeLease(ctx, session)
+	value, err := s.takeLease(ctx, session)
 	if err != nil {
 		local()
 		return nil, err
 	}
-	s.mu.Lock()
-	s.held[session] = lease
-	s.mu.Unlock()
-	stop, done := make(chan struct{}), make(chan struct{})
-	go s.renew(session, lease, stop, done)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			close(stop)
-			<-done
-			s.mu.Lock()
-			delete(s.held, session)
-			s.mu.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
-			defer cancel()
-			// Failing, the lease expires on its own.
-			releaseScript.Run(ctx, s.rdb, []string{s.key(session, "lease")}, lease)
-			local()
-		})
-	}, nil
+	release := func(value string) {
+		ctx, cancel := context.WithTimeout(context.Background(), s.lease/3)
+		defer cancel()
+		// Failing, the lease expires on its own.
+		releaseScript.Run(ctx, s.rdb, []string{s.key(session, "lease")}, value)
+	}
+	renew := func(value string) bool {
+		return (s.skip != nil && s.skip(session)) || s.renewOnce(session, value)
+	}
+	return lease.Hold(&s.held, session, value, s.lease/3, renew, release, local), nil
 }
 
 // takeLease polls until the session's lease is free, and takes it. It returns the lease's
@@ -87,33 +77,6 @@ func waitError(session string, left time.Duration, ctxErr error) error {
 	}
 	return fmt.Errorf("redis: waiting for session %q, leased by another process for another %s: %w: %w",
 		session, left, agentkit.ErrSessionBusy, ctxErr)
-}
-
-// renew extends the session's lease until stop is closed, or until a renewal finds the
-// lease gone (expired, taken by another holder, or lost with Redis's data): the lease is
-// then lost, and Append refuses.
-func (s *Store) renew(session, lease string, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	t := time.NewTicker(s.lease / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			if s.skip != nil && s.skip(session) {
-				continue
-			}
-			if !s.renewOnce(session, lease) {
-				s.mu.Lock()
-				if s.held[session] == lease {
-					s.held[session] = ""
-				}
-				s.mu.Unlock()
-				return
-			}
-		}
-	}
 }
 
 // renewOnce extends the lease, if it is still this one, and reports false when it is not.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/memory/internal/lease"
 )
 
 // Options configures [New]. A nil *Options, or the zero value, gives the defaults
@@ -48,8 +48,7 @@ type Store struct {
 	skip   func(session string) bool
 	locks  memory.Locks // the runs of this process wait in line here, then for the lease
 
-	mu   sync.Mutex
-	held map[string]string // the lease value ("token:nonce") of each session this Store holds; "" once lost
+	held lease.Held[string] // the lease value ("token:nonce") of each session this Store holds; "" once lost
 }
 
 var (
@@ -85,7 +84,7 @@ func New(ctx context.Context, client goredis.UniversalClient, opts *Options) (*S
 	if o.LockLease <= 0 {
 		o.LockLease = 30 * time.Second
 	}
-	s := &Store{rdb: client, prefix: o.Prefix, lease: o.LockLease, skip: o.skipRenew, held: map[string]string{}}
+	s := &Store{rdb: client, prefix: o.Prefix, lease: o.LockLease, skip: o.skipRenew}
 	if err := s.checkLayout(ctx); err != nil {
 		return nil, err
 	}
@@ -160,9 +159,7 @@ func (s *Store) Append(ctx context.Context, session string, msgs []openai.ChatCo
 // appendBatch appends msgs as the batch of id, unless a batch of that id was appended last
 // or among the latest 64.
 func (s *Store) appendBatch(ctx context.Context, session string, msgs []openai.ChatCompletionMessage, id string) error {
-	s.mu.Lock()
-	lease, mine := s.held[session]
-	s.mu.Unlock()
+	lease, mine := s.held.Get(session)
 	if mine && lease == "" {
 		return fmt.Errorf("redis: appending to session %q: %w: its renewal found the lease taken", session, agentkit.ErrLeaseLost)
 	}

@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/memory/internal/lease"
 )
 
 // Lock holds the session for one run: first against the runs of this *Store (waiting in
@@ -60,29 +60,17 @@ func (s *Store) Lock(ctx context.Context, session string) (unlock func(), err er
 		}
 	}
 
-	s.mu.Lock()
-	s.held[session] = token
-	s.mu.Unlock()
-	stop, done := make(chan struct{}), make(chan struct{})
-	go s.renew(session, token, stop, done)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			close(stop)
-			<-done
-			s.mu.Lock()
-			delete(s.held, session)
-			s.mu.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), s.lease)
-			defer cancel()
-			if s.acquireWrite(ctx) == nil {
-				// Expired, not deleted: the next lease's token is one more than this one's.
-				s.db.ExecContext(ctx, "UPDATE locks SET expires = 0 WHERE session = ? AND owner = ? AND token = ?", session, s.owner, token)
-				s.releaseWrite()
-			}
-			local()
-		})
-	}, nil
+	release := func(token int64) {
+		ctx, cancel := context.WithTimeout(context.Background(), s.lease)
+		defer cancel()
+		if s.acquireWrite(ctx) == nil {
+			// Expired, not deleted: the next lease's token is one more than this one's.
+			s.db.ExecContext(ctx, "UPDATE locks SET expires = 0 WHERE session = ? AND owner = ? AND token = ?", session, s.owner, token)
+			s.releaseWrite()
+		}
+	}
+	renew := func(token int64) bool { return s.renewOnce(session, token) }
+	return lease.Hold(&s.held, session, token, s.lease/3, renew, release, local), nil
 }
 
 // waitError is the error of a Lock whose ctx ended (with ctxErr) while it waited for the
@@ -125,27 +113,6 @@ func (s *Store) tryLease(ctx context.Context, session string) (heldUntil time.Ti
 	return heldUntil, token, err
 }
 
-// renew extends the session's lease until stop is closed, or until a renewal finds the lease
-// gone (expired and taken by another holder): the lease is then lost, and Append refuses.
-func (s *Store) renew(session string, token int64, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	t := time.NewTicker(s.lease / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			if !s.renewOnce(session, token) {
-				s.mu.Lock()
-				s.held[session] = 0
-				s.mu.Unlock()
-				return
-			}
-		}
-	}
-}
-
 // renewOnce extends the lease of token, if it is still live, and reports false when it is
 // not. A renewal that cannot reach the database is tried again at the next tick.
 func (s *Store) renewOnce(session string, token int64) bool {
@@ -168,9 +135,7 @@ func (s *Store) renewOnce(session string, token int64) bool {
 // fence refuses, in an Append's transaction, an append to a session whose lease this
 // *Store lost, or that another holder leases.
 func (s *Store) fence(ctx context.Context, tx *sql.Tx, session string) error {
-	s.mu.Lock()
-	token, mine := s.held[session]
-	s.mu.Unlock()
+	token, mine := s.held.Get(session)
 	var owner string
 	var expires, current int64
 	err := tx.QueryRowContext(ctx, "SELECT owner, expires, token FROM locks WHERE session = ?", session).Scan(&owner, &expires, &current)

@@ -106,10 +106,7 @@ func TestRenewalNoticesALostLease(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * lease)
 	for time.Now().Before(deadline) {
-		a.mu.Lock()
-		lost := a.held["s"] == 0
-		a.mu.Unlock()
-		if lost {
+		if token, _ := a.held.Get("s"); token == 0 {
 			return
 		}
 		time.Sleep(lease / 10)

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/memory/internal/lease"
 )
 
 // Options configures [Open]. A nil *Options, or the zero value, gives the
@@ -67,8 +67,7 @@ type Store struct {
 	write chan struct{} // one writer of this process at a time: no SQLITE_BUSY among ourselves
 	locks memory.Locks  // the runs of this process wait in line here, then for the lease
 
-	mu   sync.Mutex
-	held map[string]int64 // the fencing token of each session leased by this *Store; 0: lost
+	held lease.Held[int64] // the fencing token of each session leased by this *Store; 0: lost
 }
 
 var (
@@ -115,7 +114,7 @@ func Open(path string, opts *Options) (*Store, error) {
 	if inMemory {
 		db.SetMaxOpenConns(1) // every connection would be a different database
 	}
-	s := &Store{db: db, path: path, owner: rand.Text(), lease: o.LockLease, write: make(chan struct{}, 1), held: map[string]int64{}}
+	s := &Store{db: db, path: path, owner: rand.Text(), lease: o.LockLease, write: make(chan struct{}, 1)}
 	if err := s.migrate(); err != nil {
 		db.Close()
 		return nil, err
