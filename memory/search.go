@@ -90,6 +90,15 @@ func SearchMessages(msgs []openai.ChatCompletionMessage, q Query) []Match {
 	return out[:min(len(out), limit)]
 }
 
+// SearchText returns the text of m a [Searcher] looks in, as [SearchMessages] does: its
+// content, parts, refusal, and its tool calls' names and arguments. A store that indexes
+// messages (memory/postgres) indexes this text, so that it finds what SearchMessages finds.
+func SearchText(m *openai.ChatCompletionMessage) string {
+	var b strings.Builder
+	writeSearchText(&b, m)
+	return b.String()
+}
+
 func writeSearchText(b *strings.Builder, m *openai.ChatCompletionMessage) {
 	b.WriteString(m.Content)
 	for _, p := range m.MultiContent {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/memory"
 )
@@ -77,24 +76,4 @@ func (s *Store) Search(ctx context.Context, session string, q memory.Query) ([]m
 		return nil, err
 	}
 	return out, nil
-}
-
-// writeSearchText writes the text of m that a search looks in, as memory.SearchMessages
-// does.
-func writeSearchText(b *strings.Builder, m *openai.ChatCompletionMessage) {
-	b.WriteString(m.Content)
-	for _, p := range m.MultiContent {
-		b.WriteString("\n")
-		b.WriteString(p.Text)
-	}
-	if m.Refusal != "" {
-		b.WriteString("\n")
-		b.WriteString(m.Refusal)
-	}
-	for _, c := range m.ToolCalls {
-		b.WriteString("\n")
-		b.WriteString(c.Function.Name)
-		b.WriteString(" ")
-		b.WriteString(c.Function.Arguments)
-	}
 }

@@ -311,20 +311,17 @@ type rowsOf struct {
 
 func encode(msgs []openai.ChatCompletionMessage) (rowsOf, error) {
 	var r rowsOf
-	var b strings.Builder
 	for i := range msgs {
 		m := &msgs[i]
 		j, err := json.Marshal(m)
 		if err != nil {
 			return r, fmt.Errorf("encoding message %d of %d: %w", i, len(msgs), err)
 		}
-		b.Reset()
-		writeSearchText(&b, m)
 		r.roles = append(r.roles, m.Role)
 		r.callIDs = append(r.callIDs, m.ToolCallID)
 		r.messages = append(r.messages, string(j))
 		// PostgreSQL's text holds no NUL; the JSON escapes it, the searched text drops it.
-		r.search = append(r.search, strings.ReplaceAll(strings.ToLower(b.String()), "\x00", ""))
+		r.search = append(r.search, strings.ReplaceAll(strings.ToLower(memory.SearchText(m)), "\x00", ""))
 		for _, c := range m.ToolCalls {
 			if c.ID != "" {
 				r.callAt, r.callID, r.callFor = append(r.callAt, int64(i)), append(r.callID, c.ID), append(r.callFor, c.Function.Name)
