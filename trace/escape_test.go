@@ -1,0 +1,69 @@
+package trace
+
+import (
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/tool"
+)
+
+// TestInjectedMarkupStaysText puts markup everywhere a run's strings reach the page — a tool
+// result, arguments, a tool name and id, a message, an error, the title — and checks that the
+// page has no element, attribute or script it did not write itself.
+func TestInjectedMarkupStaysText(t *testing.T) {
+	evil := injected + `"'><svg onload=alert(1)>&amp;`
+	res := &agentkit.Result{
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleUser, Content: evil},
+			{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: evil, Function: openai.FunctionCall{Name: evil, Arguments: evil}}}},
+			{Role: openai.ChatMessageRoleTool, ToolCallID: evil, Content: evil},
+		},
+		Steps: []agentkit.Step{{Iteration: 1, Message: openai.ChatCompletionMessage{Role: evil, Content: evil, ReasoningContent: evil,
+			ToolCalls: []openai.ToolCall{{ID: evil, Function: openai.FunctionCall{Name: evil, Arguments: evil}}}},
+			FinishReason: openai.FinishReason(evil),
+			Calls: []agentkit.CallRecord{{Call: tool.Call{ID: evil, Name: evil, Arguments: evil},
+				Result: tool.Result{Content: evil, Kind: tool.Kind(evil), Repair: evil, Original: evil, Err: errString(evil)}}}}},
+		Stop:   agentkit.StopReason(evil),
+		Output: evil,
+	}
+	var b strings.Builder
+	if err := Write(&b, res, &Options{Title: evil, Err: errString(evil)}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	doc := parse(t, page)
+	for _, n := range doc.all(func(*node) bool { return true }) {
+		switch n.tag {
+		case "img", "svg", "script":
+			if n.tag == "svg" && n.hasClass("chart") || n.tag == "script" && n.attr["type"] == "" && len(n.children) == 0 && strings.Contains(n.textContent(), "use strict") {
+				continue
+			}
+			t.Errorf("injected markup became a <%s> element", n.tag)
+		}
+		for k := range n.attr {
+			if strings.HasPrefix(k, "on") {
+				t.Errorf("injected markup became an attribute %s on <%s>", k, n.tag)
+			}
+		}
+	}
+	if got := strings.Count(page, "</script>"); got != 1 {
+		t.Errorf("the page has %d </script>, want the one of its own script", got)
+	}
+	// Shown as text, as it was.
+	var shown int
+	for _, p := range doc.all(classed("pre", "text")) {
+		if p.textContent() == evil {
+			shown++
+		}
+	}
+	if shown < 5 {
+		t.Errorf("the injected text is shown verbatim %d times, want it in every message, argument and result", shown)
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }

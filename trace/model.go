@@ -1,0 +1,129 @@
+package trace
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/tool"
+)
+
+// turn is one model call as the page shows it: what its request carried, what came back, and
+// the tool calls of the reply.
+type turn struct {
+	Iteration int
+	// Carried is the number of messages the request carried; Kept of them are the first
+	// messages of the previous request, shown there, and Added the others.
+	Carried, Kept int
+	Added         []openai.ChatCompletionMessage
+	// Timed says the turn has a duration (not so for a stored session).
+	Timed    bool
+	Duration time.Duration
+	Usage    agentkit.Usage
+	Cost     string
+	Finish   string
+	Err      string
+	Reply    *openai.ChatCompletionMessage
+}
+
+// call is one tool call as the page shows it.
+type call struct {
+	Iteration int
+	ID, Name  string
+	Arguments string
+	Timed     bool
+	Duration  time.Duration
+	Result    tool.Result
+	// HasResult is false for a stored session's call whose result is missing.
+	HasResult bool
+	Cost      string
+}
+
+// summary is the end of the page: how the run ended, and its totals.
+type summary struct {
+	Stop    string
+	Err     string
+	Output  string
+	Usage   agentkit.Usage
+	Cost    string
+	Pending []agentkit.PendingCall
+	Turns   int
+	Calls   int
+}
+
+// carried returns what a request carrying cur shows after one that carried prev: how many of
+// the first messages it has in common with prev, and the others.
+func carried(prev, cur []openai.ChatCompletionMessage) (kept int, added []openai.ChatCompletionMessage) {
+	for kept < len(prev) && kept < len(cur) && sameMessage(&prev[kept], &cur[kept]) {
+		kept++
+	}
+	return kept, cur[kept:]
+}
+
+// sameMessage compares two messages by their JSON, which holds every field the wire does.
+func sameMessage(a, b *openai.ChatCompletionMessage) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+// requestOf returns the messages the request of each step carried, as far as a Result tells:
+// the transcript up to that step's assistant message. (A context strategy may have sent less,
+// and the last request of Options.FinalAnswerOnLimit carried one more user message.)
+func requestsOf(res *agentkit.Result) [][]openai.ChatCompletionMessage {
+	out := make([][]openai.ChatCompletionMessage, len(res.Steps))
+	i := res.New
+	for k := range res.Steps {
+		for i < len(res.Messages) && res.Messages[i].Role != openai.ChatMessageRoleAssistant {
+			i++
+		}
+		out[k] = res.Messages[:min(i, len(res.Messages))]
+		i++
+	}
+	return out
+}
+
+// sessionTurn is a turn of a stored session: an assistant message, the messages its request
+// carried, and its calls with the results the session holds.
+type sessionTurn struct {
+	turn  turn
+	calls []call
+}
+
+// sessionTurns cuts a stored session into turns, one per assistant message.
+func sessionTurns(msgs []openai.ChatCompletionMessage) []sessionTurn {
+	results := map[string]string{}
+	for _, m := range msgs {
+		if m.Role == openai.ChatMessageRoleTool {
+			results[m.ToolCallID] = m.Content
+		}
+	}
+	var out []sessionTurn
+	var prev []openai.ChatCompletionMessage
+	for i := range msgs {
+		if msgs[i].Role != openai.ChatMessageRoleAssistant {
+			continue
+		}
+		kept, added := carried(prev, msgs[:i])
+		prev = msgs[:i]
+		t := sessionTurn{turn: turn{Iteration: len(out) + 1, Carried: i, Kept: kept, Added: added, Reply: &msgs[i]}}
+		for _, c := range msgs[i].ToolCalls {
+			content, ok := results[c.ID]
+			t.calls = append(t.calls, call{Iteration: len(out) + 1, ID: c.ID, Name: c.Function.Name,
+				Arguments: c.Function.Arguments, Result: tool.Result{Content: content}, HasResult: ok})
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// tokens formats a token count, "" for none.
+func tokens(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}

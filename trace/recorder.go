@@ -1,0 +1,143 @@
+package trace
+
+import (
+	"context"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/agentkit"
+)
+
+// Recorder writes the page of a run as it goes, from its events: its OnEvent method is an
+// agentkit.OnEvent (Options.OnEvent, or a streamed run's events). Each model call's section
+// is written when its request is sent, its reply when it comes, each tool call when it
+// ends; the run's EventRunEnd writes the summary and the timeline and ends the page, which
+// is then whole. It keeps the timeline's bars and the latest request's messages, not the
+// run's history, so that a long run's page costs little memory.
+//
+// A Recorder records one run; the events after its EventRunEnd are ignored. It is safe for
+// concurrent use (the tool events of a turn arrive concurrently). The zero Recorder is not
+// usable: make one with [NewRecorder].
+type Recorder struct {
+	mu      sync.Mutex
+	wr      *writer
+	now     func() time.Time
+	title   string
+	t0      time.Time
+	started bool
+	done    bool
+	prev    []openai.ChatCompletionMessage
+	cur     turn
+	curAt   time.Duration
+	lanes   map[int]int
+	starts  map[callKey]callStart
+	sum     summary
+}
+
+type callKey struct {
+	iteration int
+	id        string
+}
+
+type callStart struct {
+	at   time.Duration
+	lane int
+}
+
+// NewRecorder returns a Recorder writing to w. opts.Now is its clock (time.Now when nil);
+// opts.Err is unused (the run's error comes with EventRunEnd).
+func NewRecorder(w io.Writer, opts *Options) *Recorder {
+	o := options(opts)
+	r := &Recorder{wr: newWriter(w, &o, false), now: o.Now, title: o.Title, lanes: map[int]int{}, starts: map[callKey]callStart{}}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	return r
+}
+
+// Err returns the first error writing the page met; after it, nothing more is written.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.wr.err
+}
+
+// OnEvent records e. Its signature is agentkit.OnEvent's.
+func (r *Recorder) OnEvent(_ context.Context, e agentkit.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
+	now := r.now()
+	if !r.started {
+		r.started, r.t0 = true, now
+		r.wr.head(r.title, []string{recorderNote})
+	}
+	at := now.Sub(r.t0)
+	switch e.Kind {
+	case agentkit.EventModelRequest:
+		r.request(&e, at)
+	case agentkit.EventModelResponse:
+		r.response(&e, at)
+	case agentkit.EventToolStart:
+		r.lanes[e.Iteration]++
+		r.starts[callKey{e.Iteration, e.Call.ID}] = callStart{at: at, lane: r.lanes[e.Iteration]}
+	case agentkit.EventToolEnd:
+		r.toolEnd(&e, at)
+	case agentkit.EventAnswer:
+		r.sum.Output = e.Text
+	case agentkit.EventRunEnd:
+		r.sum.Stop = string(e.Stop)
+		if e.Err != nil {
+			r.sum.Err = e.Err.Error()
+		}
+		r.sum.Cost = cost(&e)
+		r.wr.end(&r.sum)
+		r.done = true
+	}
+}
+
+func (r *Recorder) request(e *agentkit.Event, at time.Duration) {
+	var msgs []openai.ChatCompletionMessage
+	if e.Request != nil {
+		msgs = slices.Clone(e.Request.Messages)
+	}
+	kept, added := carried(r.prev, msgs)
+	r.prev = msgs
+	r.cur = turn{Iteration: e.Iteration, Carried: len(msgs), Kept: kept, Added: added, Timed: true}
+	r.curAt = at
+	r.wr.turn(&r.cur)
+	r.sum.Turns++
+}
+
+func (r *Recorder) response(e *agentkit.Event, at time.Duration) {
+	t := r.cur
+	t.Duration, t.Usage, t.Reply, t.Cost = e.Duration, e.Usage, e.Message, cost(e)
+	if e.Err != nil {
+		t.Err = e.Err.Error()
+	}
+	r.wr.reply(&t, r.curAt, at-r.curAt)
+	r.sum.Usage.Add(e.Usage)
+}
+
+func (r *Recorder) toolEnd(e *agentkit.Event, at time.Duration) {
+	if e.Call == nil || e.Result == nil {
+		return
+	}
+	k := callKey{e.Iteration, e.Call.ID}
+	st, ok := r.starts[k]
+	if !ok { // a call refused without running has no EventToolStart
+		r.lanes[e.Iteration]++
+		st = callStart{at: at, lane: r.lanes[e.Iteration]}
+	}
+	delete(r.starts, k)
+	c := call{Iteration: e.Iteration, ID: e.Call.ID, Name: e.Call.Name, Arguments: e.Call.Arguments, Timed: true,
+		Duration: e.Duration, Result: *e.Result, HasResult: true, Cost: cost(e)}
+	r.wr.call(&c, st.lane, st.at, at-st.at)
+	r.sum.Calls++
+}

@@ -1,0 +1,28 @@
+"use strict";
+// The page's one script: the search box. It shows the messages and calls whose text holds
+// what is typed (case-insensitive), opens what holds them, and hides the others. It reads
+// the page's own text only; nothing is fetched, nothing written as markup.
+document.addEventListener("DOMContentLoaded", function () {
+  var q = document.getElementById("q");
+  var count = document.getElementById("count");
+  var items = Array.prototype.slice.call(document.querySelectorAll(".item"));
+  function open(el) {
+    for (var p = el; p; p = p.parentElement) {
+      if (p.tagName === "DETAILS") { p.open = true; }
+    }
+  }
+  function apply() {
+    var s = q.value.trim().toLowerCase();
+    var shown = 0;
+    items.forEach(function (el) {
+      var hit = s === "" || el.textContent.toLowerCase().indexOf(s) !== -1;
+      el.hidden = !hit;
+      if (hit) {
+        shown++;
+        if (s !== "") { open(el); }
+      }
+    });
+    count.textContent = s === "" ? "" : shown + " of " + items.length + " shown";
+  }
+  q.addEventListener("input", apply);
+});
