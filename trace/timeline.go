@@ -75,7 +75,7 @@ func (t *timeline) svg() svg {
 		}
 		return float64(d) / float64(end) * plotWidth
 	}
-	out := svg{Width: labelWidth + plotWidth + 10, Height: lanes*rowHeight + axisHeight, Untimed: t.untimed}
+	out := svg{Width: labelWidth + plotWidth + 40, Height: lanes*rowHeight + axisHeight, Untimed: t.untimed}
 	for _, b := range t.bars {
 		x, w := labelWidth+scale(b.Start), max(scale(b.Dur), minBar)
 		y := b.Lane*rowHeight + (rowHeight-barHeight)/2
