@@ -3,6 +3,7 @@
 //
 //	go run ./examples/quickstart                      # offline, on a built-in scripted model
 //	go run ./examples/quickstart -stream              # print the answer as it is written
+//	go run ./examples/quickstart -trace run.html      # also write the run's trace: one HTML page to open in a browser
 //	OPENAI_API_KEY=sk-... go run ./examples/quickstart "上海和广州哪里更热？"
 //	OPENAI_BASE_URL=https://api.deepseek.com/v1 OPENAI_MODEL=deepseek-chat OPENAI_API_KEY=... go run ./examples/quickstart
 //
@@ -33,6 +34,7 @@ import (
 	"github.com/toolcall/toolcall/middleware"
 	"github.com/toolcall/toolcall/openaichat"
 	"github.com/toolcall/toolcall/tool"
+	"github.com/toolcall/toolcall/trace"
 )
 
 const defaultQuestion = "北京天气怎么样？顺便帮我算一下 123.45 * 678"
@@ -50,8 +52,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.SetOutput(stderr)
 	verbose := fs.Bool("v", false, "print each step and the transcript to stderr")
 	stream := fs.Bool("stream", false, "print the answer as the model writes it")
+	tracePath := fs.String("trace", "", "write the run's trace to this `file`: one self-contained HTML page (package trace)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: quickstart [-v] [-stream] [question]\n\nEnvironment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL (default gpt-4o-mini).\n")
+		fmt.Fprintf(stderr, "usage: quickstart [-v] [-stream] [-trace file.html] [question]\n\nEnvironment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL (default gpt-4o-mini).\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -105,6 +108,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *verbose {
 		printSteps(stderr, res)
 	}
+	if *tracePath != "" {
+		if terr := writeTrace(*tracePath, res, err); terr != nil {
+			fmt.Fprintln(stderr, "quickstart:", terr)
+			return 1
+		}
+		fmt.Fprintln(stderr, "quickstart: trace written to", *tracePath)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "quickstart:", describe(err, res))
 		return 1
@@ -113,6 +123,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, res.Output)
 	}
 	return 0
+}
+
+// writeTrace writes the run's page to path: its timeline, calls, tokens and messages.
+func writeTrace(path string, res *agentkit.Result, runErr error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = trace.Write(f, res, &trace.Options{Title: "quickstart trace", Err: runErr})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // newModel returns the configured provider's client, or the offline scripted model.

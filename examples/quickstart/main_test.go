@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -144,5 +146,34 @@ func TestRetryAfterThenSuccess(t *testing.T) {
 	}
 	if waited := time.Since(start); waited < time.Second {
 		t.Errorf("retried after %v, before the server's Retry-After of 1s", waited)
+	}
+}
+
+// -trace writes the run's page and leaves the answer on stdout as it is without it.
+func TestTraceFlag(t *testing.T) {
+	var plain, stderr bytes.Buffer
+	if code := run(context.Background(), nil, env(nil), &plain, &stderr); code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, stderr.String())
+	}
+	path := filepath.Join(t.TempDir(), "run.html")
+	var stdout bytes.Buffer
+	stderr.Reset()
+	if code := run(context.Background(), []string{"-trace", path}, env(nil), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, stderr.String())
+	}
+	if got, want := stdout.String(), plain.String(); got != want {
+		t.Errorf("stdout with -trace = %q, want it as without: %q", got, want)
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", "get_weather", "calculate", "83699.1", "Content-Security-Policy"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the trace lacks %q", want)
+		}
+	}
+	if code := run(context.Background(), []string{"-trace", filepath.Join(t.TempDir(), "no", "such", "dir.html")}, env(nil), &stdout, &stderr); code != 1 {
+		t.Errorf("-trace to a path that cannot be created: exit %d, want 1", code)
 	}
 }
