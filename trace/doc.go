@@ -6,9 +6,9 @@
 //
 // Three ways to make one, one page format:
 //
-//	trace.Write(f, res, &trace.Options{Err: err})          // from a run's agentkit.Result
-//	trace.WriteSession(f, msgs, nil)                        // from a stored session's messages
-//	rec := trace.NewRecorder(f, nil)                        // as a long run goes:
+//	trace.Write(f, res, &trace.Options{Err: err}) // from a run's agentkit.Result
+//	trace.WriteSession(f, msgs, nil)               // from a stored session's messages
+//	rec := trace.NewRecorder(f, nil)               // as a long run goes, from its events:
 //	agent := agentkit.New(model, &agentkit.Options{OnEvent: rec.OnEvent, …})
 //
 // A Result holds durations but not start times, so its timeline lays the steps end to end
