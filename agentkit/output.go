@@ -110,7 +110,10 @@ func Output[T any](opts *OutputOptions) *OutputSpec {
 	}
 	t := tool.New(o.Name, o.Description, func(_ context.Context, in T) (accepted, error) {
 		return accepted{in}, nil
-	}, tool.Options{Strict: o.Strict, Sequential: true, ArgumentLimit: o.MaxBytes})
+	}, tool.Options{Strict: o.Strict, Sequential: true, ArgumentLimit: o.MaxBytes,
+		// It changes nothing: middleware that asks approval for destructive tools, or for
+		// an open world, lets it pass.
+		Annotations: tool.Annotations{Title: "Final answer", ReadOnly: true, OpenWorld: new(false)}})
 	s := &OutputSpec{mode: o.Mode, t: t}
 	s.prompt = "Give your final answer as one JSON object that matches the JSON Schema below, and nothing else: no prose and no markdown fence around it.\nJSON Schema: " + string(t.Parameters())
 	if o.Mode == OutputNative {
@@ -248,14 +251,14 @@ func (r *run) outputCalled(ctx context.Context, iter int, recs []CallRecord) Sto
 		if c.Call.Name != s.t.Name() {
 			continue
 		}
-		if a, ok := c.Result.Value.(accepted); ok && c.Result.Err == nil {
-			args, _, err := s.t.Arguments(c.Call.Arguments)
-			if err == nil {
-				return r.outputDone(ctx, iter, a.v, string(args), false)
-			}
-		}
 		if c.Result.Err != nil {
 			r.outErr = c.Result.Err
+			continue
+		}
+		// Parsed again rather than taken from the result's Value, which a resumed turn's
+		// result (see Pause) does not keep.
+		if v, canon, err := s.parse(ctx, c.Call.Arguments); err == nil {
+			return r.outputDone(ctx, iter, v, canon, false)
 		}
 	}
 	return ""

@@ -412,3 +412,39 @@ func TestValueOf(t *testing.T) {
 	}()
 	agentkit.ValueOf[string](&agentkit.Result{Value: forecast{}})
 }
+
+// A turn that calls the output tool beside a call that waits for approval pauses; resumed
+// (its state through JSON), it ends with the answer.
+func TestOutputAcrossPause(t *testing.T) {
+	ran := 0
+	book := tool.New("book_table", "Book a table.", func(context.Context, struct {
+		City string `json:"city"`
+	}) (string, error) {
+		ran++
+		return "booked", nil
+	}, tool.Options{RequireApproval: true})
+	m := agentkittest.New(t, agentkittest.ToolCalls(
+		agentkittest.CallID("c1", "book_table", `{"city":"Paris"}`),
+		agentkittest.CallID("c2", agentkit.DefaultOutputName, `{"city":"Paris","temp_c":26,"sky":"sunny"}`),
+	))
+	a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{book}, Ledger: memory.NewInMemory(), Output: agentkit.Output[forecast](nil)})
+	res, err := a.Run(context.Background(), "Book in Paris and tell me the weather.")
+	if !errors.Is(err, agentkit.ErrPaused) || res.Value != nil {
+		t.Fatalf("Run = %v, value %v; want ErrPaused and no value yet", err, res.Value)
+	}
+	data, err := json.Marshal(res.Pause)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back agentkit.Pause
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	res, err = a.Resume(context.Background(), &back, []agentkit.Decision{{CallID: "c1", Approve: true}})
+	if err != nil {
+		t.Fatalf("Resume: %v", err)
+	}
+	if got, ok := agentkit.ValueOf[forecast](res); !ok || got.City != "Paris" || ran != 1 || res.Stop != agentkit.StopAnswered {
+		t.Errorf("value %+v (%v), book_table ran %d times, Stop %q", got, ok, ran, res.Stop)
+	}
+}
