@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
+	"go.uber.org/goleak"
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
@@ -278,6 +279,7 @@ func TestOutputStrict(t *testing.T) {
 // A streamed run emits the answer so far as parseable JSON, growing, and ends with the
 // validated value; in tool mode from the output tool's arguments.
 func TestOutputStreamPartials(t *testing.T) {
+	defer goleak.VerifyNone(t)
 	const answer = `{"city":"Paris","temp_c":26,"sky":"sunny","tags":["warm","dry"]}`
 	for _, mode := range modes {
 		t.Run(string(mode), func(t *testing.T) {
