@@ -450,3 +450,41 @@ func TestOutputAcrossPause(t *testing.T) {
 		t.Errorf("value %+v (%v), book_table ran %d times, Stop %q", got, ok, ran, res.Stop)
 	}
 }
+
+// In tool mode a reply in prose is not the answer: the model is told to call the output
+// tool, and the run ends when it does.
+func TestOutputToolModeProse(t *testing.T) {
+	m := agentkittest.New(t,
+		agentkittest.Text("It is sunny in Paris, 26°C."),
+		agentkittest.ToolCalls(agentkittest.Call(agentkit.DefaultOutputName, `{"city":"Paris","temp_c":26,"sky":"sunny"}`)),
+	)
+	a := agentkit.New(m, &agentkit.Options{Output: agentkit.Output[forecast](nil)})
+	res, err := a.Run(context.Background(), "Weather in Paris?")
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if _, ok := agentkit.ValueOf[forecast](res); !ok || res.Iterations != 2 {
+		t.Errorf("value given %v after %d requests", ok, res.Iterations)
+	}
+	second := m.Requests()[1].Messages
+	if last := second[len(second)-1]; last.Role != "user" || !strings.Contains(last.Content, "calling the tool final_answer") {
+		t.Errorf("the correction %s %q, want a user message telling the model to call final_answer", last.Role, last.Content)
+	}
+}
+
+// A Toolset's tool that has the output tool's name ends the run with StopToolsError.
+func TestOutputNameTakenByToolset(t *testing.T) {
+	taken := tool.New(agentkit.DefaultOutputName, "Taken.", func(context.Context, struct{}) (string, error) { return "", nil })
+	a := agentkit.New(agentkittest.New(t), &agentkit.Options{
+		Toolsets: []agentkit.Toolset{fixedToolset{taken}},
+		Output:   agentkit.Output[forecast](nil),
+	})
+	res, err := a.Run(context.Background(), "Weather in Paris?")
+	if res.Stop != agentkit.StopToolsError || !errors.Is(err, agentkit.ErrDuplicateTool) {
+		t.Errorf("Run = %q, %v; want StopToolsError and ErrDuplicateTool", res.Stop, err)
+	}
+}
+
+type fixedToolset []*tool.Tool
+
+func (s fixedToolset) Tools(context.Context) ([]*tool.Tool, error) { return s, nil }
