@@ -151,8 +151,11 @@ func ValueOf[T any](res *Result) (T, bool) {
 }
 
 // ErrOutputInvalid: the run ended without a valid typed answer although the model answered
-// (Options.Output): its last answer did not match T's schema. The error also wraps the last
-// answer's *tool.ArgumentError (errors.As), and ErrIterationLimit.
+// (Options.Output). Either its last answer did not match T's schema, within the iteration
+// limit: the error also wraps ErrIterationLimit and the last answer's *tool.ArgumentError
+// (errors.As). Or the model refused to answer (a reply with a refusal and no content, as
+// OpenAI's structured outputs send one): the run stops at once with StopModelError, the
+// refusal in Result.Output.
 var ErrOutputInvalid = errors.New("agentkit: the model's answer does not match the output schema")
 
 // EventOutputPartial: a streamed run's typed answer so far (Options.Output), as it arrives
@@ -226,6 +229,10 @@ func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompl
 	s := r.a.opts.Output
 	if s == nil {
 		return false, "", nil
+	}
+	if msg.Refusal != "" && answer(msg) == msg.Refusal { // OpenAI's refusal: asking again gets another
+		r.res.Output = msg.Refusal
+		return true, StopModelError, fmt.Errorf("%w: the model refused to answer: %s", ErrOutputInvalid, msg.Refusal)
 	}
 	v, canon, perr := s.parse(ctx, answer(msg))
 	if perr == nil {

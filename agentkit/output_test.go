@@ -488,3 +488,14 @@ func TestOutputNameTakenByToolset(t *testing.T) {
 type fixedToolset []*tool.Tool
 
 func (s fixedToolset) Tools(context.Context) ([]*tool.Tool, error) { return s, nil }
+
+// A refusal (OpenAI's message.refusal, no content) ends the run at once: asking again would
+// get another.
+func TestOutputRefusal(t *testing.T) {
+	m := agentkittest.New(t, agentkittest.Reply{Message: openai.ChatCompletionMessage{Role: "assistant", Refusal: "I can't help with that."}})
+	a := agentkit.New(m, &agentkit.Options{Output: agentkit.Output[forecast](&agentkit.OutputOptions{Mode: agentkit.OutputNative})})
+	res, err := a.Run(context.Background(), "Weather in Paris?")
+	if !errors.Is(err, agentkit.ErrOutputInvalid) || res.Stop != agentkit.StopModelError || res.Output != "I can't help with that." || res.Value != nil {
+		t.Errorf("Run = %q, %v, Output %q, Value %v", res.Stop, err, res.Output, res.Value)
+	}
+}
