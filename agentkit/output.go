@@ -155,7 +155,7 @@ func ValueOf[T any](res *Result) (T, bool) {
 // limit: the error also wraps ErrIterationLimit and the last answer's *tool.ArgumentError
 // (errors.As). Or the model refused to answer (a reply with a refusal and no content, as
 // OpenAI's structured outputs send one): the run stops at once with StopModelError, the
-// refusal in Result.Output.
+// refusal in the error's text and in the transcript.
 var ErrOutputInvalid = errors.New("agentkit: the model's answer does not match the output schema")
 
 // EventOutputPartial: a streamed run's typed answer so far (Options.Output), as it arrives
@@ -231,7 +231,6 @@ func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompl
 		return false, "", nil
 	}
 	if msg.Refusal != "" && answer(msg) == msg.Refusal { // OpenAI's refusal: asking again gets another
-		r.res.Output = msg.Refusal
 		return true, StopModelError, fmt.Errorf("%w: the model refused to answer: %s", ErrOutputInvalid, msg.Refusal)
 	}
 	v, canon, perr := s.parse(ctx, answer(msg))
