@@ -45,8 +45,9 @@ type OutputOptions struct {
 	// (OutputNative): ^[a-zA-Z0-9_-]{1,64}$, and no tool of the agent's may have it. Empty
 	// means DefaultOutputName.
 	Name string
-	// Description is the output tool's description, and the schema's. Empty means one that
-	// tells the model to give its final answer with it.
+	// Description is the output tool's description (OutputTool), or the schema's
+	// (OutputNative). Empty means one that tells the model to give its final answer with the
+	// tool, or "The final answer.".
 	Description string
 	// Strict makes T's schema an OpenAI strict-mode schema (as tool.Options.Strict does) and
 	// sends strict: true with it, in the output tool's definition or in response_format.
@@ -82,7 +83,9 @@ type OutputSpec struct {
 // that was validated. An answer that fails is sent back to the model with what is wrong — a
 // tool result in tool mode, a user message otherwise — and the run goes on within
 // Options.MaxIterations; a run that never gets a valid answer ends with an error wrapping
-// ErrOutputInvalid and the last answer's *tool.ArgumentError.
+// ErrOutputInvalid and the last answer's *tool.ArgumentError. In tool mode, the other calls
+// of the reply that calls the output tool run too, and the run ends after them with the
+// answer.
 //
 // With Options.FinalAnswerOnLimit, the final tool-free request still asks for T: in native
 // and prompt mode as every request does; in tool mode, where tool_choice "none" forbids the
@@ -105,8 +108,12 @@ func Output[T any](opts *OutputOptions) *OutputSpec {
 	if o.Name == "" {
 		o.Name = DefaultOutputName
 	}
-	if o.Description == "" {
-		o.Description = "Give your final answer with this tool, once you have everything you need: its arguments are the answer. Call it alone, and instead of answering in text."
+	switch {
+	case o.Description != "":
+	case o.Mode == OutputTool:
+		o.Description = "Give your final answer with this tool, once you have everything you need: its arguments are the answer. Call it instead of answering in text."
+	default:
+		o.Description = "The final answer."
 	}
 	t := tool.New(o.Name, o.Description, func(_ context.Context, in T) (accepted, error) {
 		return accepted{in}, nil
