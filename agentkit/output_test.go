@@ -276,11 +276,12 @@ func TestOutputStrict(t *testing.T) {
 	}
 }
 
-// A streamed run emits the answer so far as parseable JSON, growing, and ends with the
-// validated value; in tool mode from the output tool's arguments.
+// A streamed run emits the answer so far as parseable JSON, growing (one partial per 32
+// bytes at first, then per quarter of the answer), the last one the whole answer, and ends
+// with the validated value; in tool mode from the output tool's arguments.
 func TestOutputStreamPartials(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	const answer = `{"city":"Paris","temp_c":26,"sky":"sunny","tags":["warm","dry"]}`
+	const answer = `{"city":"Paris","temp_c":26,"sky":"sunny","tags":["warm","dry","light wind from the south-east","no rain before the evening","clear night","UV index 6: sun cream at noon","pollen: high","air quality: good"]}`
 	for _, mode := range modes {
 		t.Run(string(mode), func(t *testing.T) {
 			m := agentkittest.New(t, answerReply(mode, answer))
@@ -314,7 +315,7 @@ func TestOutputStreamPartials(t *testing.T) {
 			if diff := cmp.Diff(want, last); diff != "" {
 				t.Errorf("last partial (-answer +partial):\n%s", diff)
 			}
-			if got, _ := agentkit.ValueOf[forecast](res); got.Sky != "sunny" || len(got.Tags) != 2 {
+			if got, _ := agentkit.ValueOf[forecast](res); got.Sky != "sunny" || len(got.Tags) != 8 {
 				t.Errorf("value %+v", got)
 			}
 		})

@@ -212,6 +212,7 @@ func (r *run) callStream(ctx context.Context, t *turn, req openai.ChatCompletion
 	deltas, msg, finish, usage := asm.Finish(deltas[:0])
 	final = final || cutOff(finish) != "" // the calls of a reply cut short do not run
 	handle(deltas)
+	partials.flush(&asm)
 	resp := openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg, FinishReason: finish}}}
 	if usage != nil {
 		resp.Usage = *usage
