@@ -168,8 +168,9 @@ var ErrOutputInvalid = errors.New("agentkit: the model's answer does not match t
 // EventOutputPartial: a streamed run's typed answer so far (Options.Output), as it arrives
 // — the text of the reply, or the output tool's arguments — repaired into parseable JSON
 // (an unfinished string or object closed): Text. It is not validated and may lack fields
-// the final answer has; the final one is validated and in Result.Value. Not emitted past
-// 64 KiB of answer.
+// the final answer has; the final one is validated and in Result.Value. Emitted each time
+// the answer grew by a quarter (by 32 bytes at first), and when the model's message ends;
+// past 16 KiB of answer only then.
 const EventOutputPartial EventKind = "output_partial"
 
 // outputAccepted is what the model reads when the output tool took its answer.
