@@ -21,6 +21,10 @@ type Options struct {
 	Instructions string
 	// Tools are the tools the model may call. Names must be unique.
 	Tools []*tool.Tool
+	// Output, when set (see Output), makes the run end with a typed answer of the type it was
+	// built for, validated, in Result.Value (read it with ValueOf). In tool mode its output
+	// tool is offered beside Tools, and no tool may share its name. Nil: the answer is text.
+	Output *OutputSpec
 	// Toolsets provide more tools, whose list may change between requests (an MCP server's);
 	// see Toolset. Their names must be unique, among them and with Tools.
 	Toolsets []Toolset
@@ -160,6 +164,11 @@ func New(model Model, opts *Options) *Agent {
 			panic(fmt.Sprintf("agentkit.New: two tools are named %q", t.Name()))
 		}
 		a.tools.add([]*tool.Tool{t}, "Tools")
+	}
+	if out := o.Output; out != nil && out.mode == OutputTool {
+		if err := a.tools.add([]*tool.Tool{out.t}, "Output"); err != nil {
+			panic(fmt.Sprintf("agentkit.New: the output tool %q: a tool of Tools has its name", out.t.Name()))
+		}
 	}
 	o.Toolsets = slices.Clone(o.Toolsets)
 	a.handler = tool.Chain(o.Middleware...)(a.dispatch)

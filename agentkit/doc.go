@@ -43,6 +43,26 @@
 //     call and tool call with durations, error kinds and repairs), summed usage and a
 //     [StopReason]. A canceled run returns, once its calls have ended, with a valid transcript.
 //
+// # Typed answers
+//
+// A service that wants the answer as a Go value, after the tools, sets Options.Output:
+//
+//	agent := agentkit.New(client, &agentkit.Options{
+//		Tools:  []*tool.Tool{search, lookup},
+//		Output: agentkit.Output[Invoice](nil),
+//	})
+//	res, err := agent.Run(ctx, "开一张发票给 ACME，金额按上个月的用量")
+//	inv, ok := agentkit.ValueOf[Invoice](res) // the validated Invoice; res.Output its JSON
+//
+// Invoice's schema is reflected as a tool's input is. By default (OutputTool) the model
+// gets an output tool, final_answer, whose arguments are the answer: it is offered, never
+// forced. OutputNative sends response_format json_schema instead (strict with
+// OutputOptions.Strict), OutputPrompt asks for the JSON in the system prompt. In every mode
+// the answer goes through package tool's stages (repair, parse, validate, decode); one that
+// fails goes back to the model with its violations, within Options.MaxIterations, and a run
+// that never gets a valid one ends with ErrOutputInvalid. FinalAnswerOnLimit's final request
+// asks for the value too; streamed runs emit EventOutputPartial with the answer so far.
+//
 // # Streaming, sessions, run middleware
 //
 // Each way to run has a streamed form: Run and RunStream (one user message), RunMessages and

@@ -73,6 +73,10 @@ type Result struct {
 	// Empty unless Stop is StopAnswered (or the final tool-free turn of
 	// Options.FinalAnswerOnLimit produced text).
 	Output string
+	// Value is the typed final answer of a run with Options.Output: the validated value of
+	// the type Output was built for (read it with ValueOf), and Output then holds its
+	// canonical JSON. Nil when the run ended without one, and without Options.Output.
+	Value any
 	// Messages is the whole transcript: the system prompt, the input, every model message and
 	// every tool result. It is always provider-valid (see ValidateHistory), so it can be sent
 	// again to continue the conversation. It never holds BudgetExhaustedPrompt, which only the

@@ -88,6 +88,8 @@ type run struct {
 	session string
 	store   Memory
 	recent  RecentLoader // set when store left messages out (Result.Omitted): their call ids
+
+	outErr error // why the last typed answer was refused (Options.Output); nil when none was
 }
 
 // start runs body, the run's work, through Options.RunMiddleware.
@@ -150,6 +152,9 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 		return r.failed(ctx, err)
 	}
 	if len(msg.ToolCalls) == 0 {
+		if ok, stop, err := r.outputAnswered(ctx, iter, msg, final); ok {
+			return stop, err
+		}
 		r.res.Output = answer(msg)
 		r.emit(ctx, Event{Kind: EventAnswer, Iteration: iter, Text: r.res.Output})
 		if final {
@@ -200,7 +205,7 @@ func (r *run) endTurn(ctx context.Context, iter int, recs []CallRecord, stop Sto
 	if stop, err := r.settled(ctx, recs); stop != "" {
 		return stop, err
 	}
-	return "", nil
+	return r.outputCalled(ctx, iter, recs), nil
 }
 
 // settled says whether the run stops after a turn whose calls ended so: a fatal tool error,
@@ -276,6 +281,7 @@ func (r *run) failed(ctx context.Context, err error) (StopReason, error) {
 }
 
 func (r *run) finish(ctx context.Context, stop StopReason, err error) (*Result, error) {
+	err = r.outputError(err)
 	r.res.Stop = stop
 	if l := r.a.opts.Logger; l != nil {
 		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: run end", slog.String("stop", string(stop)), slog.Int("iterations", r.res.Iterations), slog.Any("error", err))
@@ -334,6 +340,7 @@ func (r *run) request(ctx context.Context, iter int, final bool) (openai.ChatCom
 		n := len(req.Messages)
 		req.Messages = append(req.Messages[:n:n], openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: BudgetExhaustedPrompt})
 	}
+	r.outputRequest(&req, final)
 	if err := ValidateHistory(req.Messages); err != nil {
 		return req, fmt.Errorf("%w: %s before model call %d: %w", ErrInvalidHistory, what, iter, err)
 	}

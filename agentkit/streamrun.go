@@ -172,16 +172,19 @@ func (r *run) callStream(ctx context.Context, t *turn, req openai.ChatCompletion
 	defer s.Close()
 	var asm Assembler
 	var deltas []Delta
+	partials := r.outputPartials(ctx, t.iter)
 	handle := func(ds []Delta) {
 		for _, d := range ds {
 			switch d.Kind {
 			case DeltaText:
 				r.emit(ctx, Event{Kind: EventTextDelta, Iteration: t.iter, Text: d.Text})
+				partials.addText(d.Text)
 			case DeltaReasoning:
 				r.emit(ctx, Event{Kind: EventReasoningDelta, Iteration: t.iter, Text: d.Text})
 			case DeltaToolCallStart:
 				c := asm.Call(d.Call)
 				r.emit(ctx, Event{Kind: EventToolCallStart, Iteration: t.iter, Call: &tool.Call{ID: c.ID, Name: c.Function.Name}})
+				partials.started(d.Call, c.Function.Name)
 			case DeltaToolCallDone:
 				r.early(ctx, t, d.Call, asm.Call(d.Call), final)
 			}
@@ -204,10 +207,12 @@ func (r *run) callStream(ctx context.Context, t *turn, req openai.ChatCompletion
 		}
 		deltas = asm.Add(deltas[:0], chunk)
 		handle(deltas)
+		partials.chunk(&asm)
 	}
 	deltas, msg, finish, usage := asm.Finish(deltas[:0])
 	final = final || cutOff(finish) != "" // the calls of a reply cut short do not run
 	handle(deltas)
+	partials.flush(&asm)
 	resp := openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg, FinishReason: finish}}}
 	if usage != nil {
 		resp.Usage = *usage

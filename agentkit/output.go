@@ -1,0 +1,333 @@
+package agentkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+// OutputMode says how a run asks the model for its typed final answer ([Output]).
+type OutputMode string
+
+// The ways to ask for a typed answer. Which providers take which is in the README
+// ("Typed answers").
+const (
+	// OutputTool offers an output tool (OutputOptions.Name, "final_answer" by default) beside
+	// the agent's tools, whose arguments are the answer: calling it with valid arguments ends
+	// the run. It needs nothing but tool calling, which every server an agent runs on has, so
+	// it is the default. The tool is never forced (tool_choice stays as Options.ToolChoice
+	// says: several servers reject "required"). A reply that answers in text instead is read
+	// as the answer too, and when it is not a valid one the model is told to call the tool.
+	OutputTool OutputMode = "tool"
+	// OutputNative sends the provider's response_format {"type": "json_schema"} with T's
+	// schema (strict when OutputOptions.Strict): the model's text answer is the JSON.
+	OutputNative OutputMode = "native"
+	// OutputPrompt asks for the JSON in the system prompt, the schema included: for servers
+	// that take neither response_format nor tools well.
+	OutputPrompt OutputMode = "prompt"
+)
+
+// DefaultOutputName is the name of the output tool, and of the response_format schema,
+// when OutputOptions.Name is empty.
+const DefaultOutputName = "final_answer"
+
+// OutputOptions configures a typed answer. A nil *OutputOptions, or the zero value, is
+// valid: every field documents its default.
+type OutputOptions struct {
+	// Mode is how the model is asked for the answer. Empty means OutputTool.
+	Mode OutputMode
+	// Name names the output tool (OutputTool) and the schema of response_format
+	// (OutputNative): ^[a-zA-Z0-9_-]{1,64}$, and no tool of the agent's may have it. Empty
+	// means DefaultOutputName.
+	Name string
+	// Description is the output tool's description (OutputTool), or the schema's
+	// (OutputNative). Empty means one that tells the model to give its final answer with the
+	// tool, or "The final answer.".
+	Description string
+	// Strict makes T's schema an OpenAI strict-mode schema (as tool.Options.Strict does) and
+	// sends strict: true with it, in the output tool's definition or in response_format.
+	// Strict mode requires every property and allows no other: T's optional fields (pointers,
+	// omitempty, omitzero) become required and nullable, the model sends null for the ones it
+	// leaves empty, and they decode to their zero value. A T that cannot be strict (a map)
+	// makes Output panic. Default false: optional fields stay optional. Prompt mode sends no
+	// strict flag (there is none to send); the answer is validated the same in every mode.
+	Strict bool
+	// MaxBytes caps the size in bytes of the answer's text. Zero means
+	// tool.DefaultArgumentLimit (64 KiB).
+	MaxBytes int
+}
+
+// OutputSpec is a typed final answer, built by [Output] and set in Options.Output. It is
+// immutable and may be shared by Agents.
+type OutputSpec struct {
+	mode   OutputMode
+	t      *tool.Tool // T's schema, and the stages an answer goes through
+	format *openai.ChatCompletionResponseFormat
+	prompt string // the instructions of prompt mode
+}
+
+// Output returns the spec of a typed final answer of type T: set it in Options.Output, run
+// as usual, and read the answer with [ValueOf]. T's JSON Schema is reflected once, here, as
+// tool.New reflects a tool's input (T must be a struct, or a pointer to one; its struct
+// tags describe it). Output panics, as tool.New does, when T cannot be described or
+// OutputOptions.Name is not a valid name.
+//
+// The run calls tools as usual. Its answer — the output tool's arguments, or the text of
+// the final reply — goes through the stages a tool's arguments go through (repair, parse,
+// validate, decode: see package tool), so that the T the Result holds is exactly the value
+// that was validated. An answer that fails is sent back to the model with what is wrong — a
+// tool result in tool mode, a user message otherwise — and the run goes on within
+// Options.MaxIterations; a run that never gets a valid answer ends with an error wrapping
+// ErrOutputInvalid and the last answer's *tool.ArgumentError. In tool mode, the other calls
+// of the reply that calls the output tool run too, and the run ends after them with the
+// answer.
+//
+// With Options.FinalAnswerOnLimit, the final tool-free request still asks for T: in native
+// and prompt mode as every request does; in tool mode, where tool_choice "none" forbids the
+// output tool, that request asks for the JSON as prompt mode does, in its last message.
+//
+// Streamed runs emit EventOutputPartial events with the answer so far, as parseable JSON.
+func Output[T any](opts *OutputOptions) *OutputSpec {
+	var o OutputOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Mode == "" {
+		o.Mode = OutputTool
+	}
+	switch o.Mode {
+	case OutputTool, OutputNative, OutputPrompt:
+	default:
+		panic(fmt.Sprintf("agentkit.Output: unknown OutputMode %q", o.Mode))
+	}
+	if o.Name == "" {
+		o.Name = DefaultOutputName
+	}
+	switch {
+	case o.Description != "":
+	case o.Mode == OutputTool:
+		o.Description = "Give your final answer with this tool, once you have everything you need: its arguments are the answer. Call it instead of answering in text."
+	default:
+		o.Description = "The final answer."
+	}
+	t := tool.New(o.Name, o.Description, func(_ context.Context, in T) (accepted, error) {
+		return accepted{in}, nil
+	}, tool.Options{Strict: o.Strict, Sequential: true, ArgumentLimit: o.MaxBytes,
+		// It changes nothing: middleware that asks approval for destructive tools, or for
+		// an open world, lets it pass.
+		Annotations: tool.Annotations{Title: "Final answer", ReadOnly: true, OpenWorld: new(false)}})
+	s := &OutputSpec{mode: o.Mode, t: t}
+	s.prompt = "Give your final answer as one JSON object that matches the JSON Schema below, and nothing else: no prose and no markdown fence around it.\nJSON Schema: " + string(t.Parameters())
+	if o.Mode == OutputNative {
+		s.format = &openai.ChatCompletionResponseFormat{
+			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+				Name: o.Name, Description: o.Description, Schema: t.Parameters(), Strict: o.Strict,
+			},
+		}
+	}
+	return s
+}
+
+// Mode returns how the answer is asked for.
+func (s *OutputSpec) Mode() OutputMode { return s.mode }
+
+// Schema returns T's JSON Schema as it is sent (the strict form when OutputOptions.Strict).
+// The caller must not modify it.
+func (s *OutputSpec) Schema() []byte { return s.t.Parameters() }
+
+// ValueOf returns the typed final answer of a run whose Options.Output was Output[T]: the
+// validated value, and true; or T's zero value and false when the run ended without one
+// (res.Value is nil: see the run's error) or res is nil. It panics when res.Value holds
+// another type than T: the spec and the call disagree, a programming error.
+func ValueOf[T any](res *Result) (T, bool) {
+	var zero T
+	if res == nil || res.Value == nil {
+		return zero, false
+	}
+	v, ok := res.Value.(T)
+	if !ok {
+		panic(fmt.Sprintf("agentkit.ValueOf: the run's answer is a %T, not a %T", res.Value, zero))
+	}
+	return v, true
+}
+
+// ErrOutputInvalid: the run ended without a valid typed answer although the model answered
+// (Options.Output). Either its last answer did not match T's schema, within the iteration
+// limit: the error also wraps ErrIterationLimit and the last answer's *tool.ArgumentError
+// (errors.As). Or the model refused to answer (a reply with a refusal and no content, as
+// OpenAI's structured outputs send one): the run stops at once with StopModelError, the
+// refusal in the error's text and in the transcript.
+var ErrOutputInvalid = errors.New("agentkit: the model's answer does not match the output schema")
+
+// EventOutputPartial: a streamed run's typed answer so far (Options.Output), as it arrives
+// — the text of the reply, or the output tool's arguments — repaired into parseable JSON
+// (an unfinished string or object closed): Text. It is not validated and may lack fields
+// the final answer has; the final one is validated and in Result.Value. Emitted each time
+// the answer grew by a quarter (by 32 bytes at first), and when the model's message ends;
+// past 16 KiB of answer only then.
+const EventOutputPartial EventKind = "output_partial"
+
+// outputAccepted is what the model reads when the output tool took its answer.
+const outputAccepted = "Final answer received."
+
+// accepted is the output tool's result: the decoded answer, and what the model reads.
+type accepted struct{ v any }
+
+func (accepted) ToolContent() string { return outputAccepted }
+
+// parse runs an answer's text through the stages, returning the decoded value and the
+// canonical JSON of it.
+func (s *OutputSpec) parse(ctx context.Context, text string) (any, string, error) {
+	args, _, err := s.t.Arguments(text)
+	if err != nil {
+		return nil, "", err
+	}
+	res := s.t.Handle(ctx, tool.Call{Name: s.t.Name(), Arguments: text})
+	a, ok := res.Value.(accepted)
+	if res.Err != nil || !ok { // Handle of an answer Arguments accepted: a bug
+		return nil, "", fmt.Errorf("agentkit: the output's stages disagree: %v", res.Err)
+	}
+	return a.v, string(args), nil
+}
+
+// outputRequest sets what req needs to ask for the typed answer.
+func (r *run) outputRequest(req *openai.ChatCompletionRequest, final bool) {
+	s := r.a.opts.Output
+	switch {
+	case s == nil:
+	case s.mode == OutputNative:
+		req.ResponseFormat = s.format
+	case s.mode == OutputPrompt:
+		req.Messages = withSystemText(req.Messages, s.prompt)
+	case final: // tool mode, in a request that may not call tools
+		n := len(req.Messages) - 1
+		req.Messages = append(req.Messages[:n:n], req.Messages[n])
+		req.Messages[n].Content += "\n\n" + s.prompt
+	}
+}
+
+// withSystemText returns msgs with text at the end of their system prompt, or in one of
+// its own first; msgs is not modified.
+func withSystemText(msgs []openai.ChatCompletionMessage, text string) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs)+1)
+	if !hasSystemPrompt(msgs) {
+		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: text})
+		return append(out, msgs...)
+	}
+	out = append(out, msgs...)
+	m := &out[0]
+	if len(m.MultiContent) > 0 {
+		m.MultiContent = append(m.MultiContent[:len(m.MultiContent):len(m.MultiContent)], openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: text})
+	} else {
+		m.Content += "\n\n" + text
+	}
+	return out
+}
+
+// outputAnswered takes a reply without tool calls as the typed answer. It returns ok false
+// when the agent has no Output; otherwise why the run stops, or "" for another iteration,
+// after a user message that tells the model what was wrong.
+func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompletionMessage, final bool) (ok bool, stop StopReason, err error) {
+	s := r.a.opts.Output
+	if s == nil {
+		return false, "", nil
+	}
+	if msg.Refusal != "" && answer(msg) == msg.Refusal { // OpenAI's refusal: asking again gets another
+		return true, StopModelError, fmt.Errorf("%w: the model refused to answer: %s", ErrOutputInvalid, msg.Refusal)
+	}
+	v, canon, perr := s.parse(ctx, answer(msg))
+	if perr == nil {
+		return true, r.outputDone(ctx, iter, v, canon, final), nil
+	}
+	r.outErr = perr
+	if final {
+		return true, StopIterationLimit, ErrIterationLimit // finish wraps it with outErr
+	}
+	r.res.Messages = append(r.res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s.correction(perr)})
+	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
+	return true, "", nil
+}
+
+// outputCalled ends the run when a turn's output tool call was accepted, and remembers why
+// one was refused. Calls of the same turn ran too; their results are in the transcript.
+func (r *run) outputCalled(ctx context.Context, iter int, recs []CallRecord) StopReason {
+	s := r.a.opts.Output
+	if s == nil || s.mode != OutputTool {
+		return ""
+	}
+	for _, c := range recs {
+		if c.Call.Name != s.t.Name() {
+			continue
+		}
+		if c.Result.Err != nil {
+			r.outErr = c.Result.Err
+			continue
+		}
+		// Parsed again rather than taken from the result's Value, which a resumed turn's
+		// result (see Pause) does not keep.
+		if v, canon, err := s.parse(ctx, c.Call.Arguments); err == nil {
+			return r.outputDone(ctx, iter, v, canon, false)
+		}
+	}
+	return ""
+}
+
+// outputDone records the accepted answer.
+func (r *run) outputDone(ctx context.Context, iter int, v any, canon string, final bool) StopReason {
+	r.res.Value, r.res.Output, r.outErr = v, canon, nil
+	r.emit(ctx, Event{Kind: EventAnswer, Iteration: iter, Text: canon})
+	if final {
+		return StopIterationLimit
+	}
+	return StopAnswered
+}
+
+// outputError is err, for a run that stops on it, wrapped with ErrOutputInvalid and the
+// last answer's error when the model's last answer was refused.
+func (r *run) outputError(err error) error {
+	if r.outErr == nil || !errors.Is(err, ErrIterationLimit) {
+		return err
+	}
+	return fmt.Errorf("%w: %w; the last answer: %w", ErrOutputInvalid, err, r.outErr)
+}
+
+// correction is the user message that sends a refused text answer back to the model.
+func (s *OutputSpec) correction(err error) string {
+	var b strings.Builder
+	var ae *tool.ArgumentError
+	switch {
+	case !errors.As(err, &ae):
+		b.WriteString("Your answer was refused: " + err.Error() + ".")
+	case ae.Kind == tool.KindInvalidJSON:
+		b.WriteString("Your answer is not a valid JSON object")
+		if ae.Detail != "" {
+			b.WriteString(": " + ae.Detail)
+		}
+		b.WriteString(".")
+	default:
+		b.WriteString("Your answer does not match the schema:")
+		for i, v := range ae.Violations {
+			if i == 20 {
+				fmt.Fprintf(&b, "\n- and %d more", len(ae.Violations)-i)
+				break
+			}
+			path := v.Path
+			if path == "" {
+				path = "(answer)"
+			}
+			b.WriteString("\n- " + path + ": " + v.Message)
+		}
+	}
+	if s.mode == OutputTool {
+		b.WriteString("\nGive your final answer by calling the tool " + s.t.Name() + ", with the answer as its arguments.")
+	} else {
+		b.WriteString("\nAnswer again with only the corrected JSON object.")
+	}
+	return b.String()
+}

@@ -1,0 +1,91 @@
+package agentkit
+
+import (
+	"context"
+	"strings"
+
+	"github.com/kaptinlin/jsonrepair"
+)
+
+// maxPartialBytes is the size of answer past which a stream emits no more
+// EventOutputPartial but the last: each partial repairs the whole answer so far, and
+// jsonrepair's time grows faster than the text (2.6 ms for 5 KB, 61 ms for 50 KB).
+const maxPartialBytes = 16 << 10
+
+// minPartialStep is the growth, in bytes, of the answer between two repairs, at least; it
+// is a quarter of the answer past 128 bytes, so that the repairs of one answer cost a few
+// times one repair of the whole (BenchmarkOutputStream).
+const minPartialStep = 32
+
+// outputPartials emits the EventOutputPartial events of one streamed model call: the
+// reply's text so far, or the output tool's arguments so far, repaired into JSON. Its
+// methods do nothing on a nil *outputPartials (a run without Options.Output).
+type outputPartials struct {
+	r        *run
+	ctx      context.Context
+	iter     int
+	text     strings.Builder
+	call     int    // the output tool call's position in the message, -1 when none began
+	repaired int    // the size of the answer repaired last
+	last     string // the partial emitted last, not emitted twice
+}
+
+// outputPartials returns the partials of model call iter, or nil when the run has no
+// Output.
+func (r *run) outputPartials(ctx context.Context, iter int) *outputPartials {
+	if r.a.opts.Output == nil {
+		return nil
+	}
+	return &outputPartials{r: r, ctx: ctx, iter: iter, call: -1}
+}
+
+// addText takes a fragment of the reply's content.
+func (p *outputPartials) addText(s string) {
+	if p == nil || p.call >= 0 {
+		return
+	}
+	p.text.WriteString(s)
+	p.emit(p.text.String(), false)
+}
+
+// started takes the start of tool call i, named name.
+func (p *outputPartials) started(i int, name string) {
+	if p != nil && p.call < 0 && p.r.a.opts.Output.mode == OutputTool && name == p.r.a.opts.Output.t.Name() {
+		p.call = i
+	}
+}
+
+// chunk takes the state of the message after a chunk: the output tool's arguments so far.
+func (p *outputPartials) chunk(asm *Assembler) {
+	if p == nil || p.call < 0 {
+		return
+	}
+	p.emit(asm.Call(p.call).Function.Arguments, false)
+}
+
+// flush emits the answer as the message ended, when the last partial was older.
+func (p *outputPartials) flush(asm *Assembler) {
+	switch {
+	case p == nil:
+	case p.call >= 0:
+		p.emit(asm.Call(p.call).Function.Arguments, true)
+	default:
+		p.emit(p.text.String(), true)
+	}
+}
+
+// emit emits so, repaired, when it grew enough since the last repair (or at the end, when
+// all is true).
+func (p *outputPartials) emit(so string, all bool) {
+	step := max(minPartialStep, p.repaired/4)
+	if (len(so) > maxPartialBytes && !all) || len(so) < p.repaired+step && !all || strings.TrimSpace(so) == "" {
+		return
+	}
+	p.repaired = len(so)
+	fixed, err := jsonrepair.JSONRepair(so)
+	if err != nil || !strings.HasPrefix(fixed, "{") || fixed == p.last {
+		return
+	}
+	p.last = fixed
+	p.r.emit(p.ctx, Event{Kind: EventOutputPartial, Iteration: p.iter, Text: fixed})
+}
