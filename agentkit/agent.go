@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -100,6 +101,16 @@ type Options struct {
 	// checked. An empty, non-nil key (a key file left empty) makes New panic: anyone can
 	// compute an HMAC under it.
 	PauseKey []byte
+	// Prices prices the model calls (Step.Cost, Result.Cost). Nil: every model call's cost
+	// is unknown (Cost.Unknown), never 0.
+	Prices Prices
+	// Budget bounds what each run may spend: model calls, tool calls, tokens, cost, wall
+	// time (see Budget). The zero Budget limits nothing; [WithBudget] sets a run's own.
+	Budget Budget
+	// UsageRecorder, when set, receives what every run spends as it spends it, with the
+	// run's session: how usage and cost are summed per session or per user (*Meter sums in
+	// memory). Nil records nothing beyond each Result.
+	UsageRecorder UsageRecorder
 }
 
 // Agent runs the tool-calling loop. It is immutable after New and safe for concurrent use by
@@ -144,6 +155,7 @@ func New(model Model, opts *Options) *Agent {
 		panic("agentkit.New: Options.PauseKey is empty: anyone can sign with an empty key (nil turns signing off)")
 	}
 	o.PauseKey = slices.Clone(o.PauseKey)
+	o.Prices = maps.Clone(o.Prices)
 	if !sendsExtras(model) {
 		model = WrapModel(model, stripExtras{})
 	}
