@@ -173,7 +173,8 @@ func (r *run) exhausted(iter int) *BudgetError {
 		limit = LimitToolCalls
 	case b.Tokens > 0 && used.Tokens >= b.Tokens:
 		limit = LimitTokens
-	case b.Cost > 0 && (!r.res.Cost.Known() || used.Cost >= b.Cost):
+	case b.Cost > 0 && (!r.res.Cost.Known() || used.Cost >= b.Cost*(1-1e-9)):
+		// (A sum of float prices drifts by its last bits: 999 calls of 1e-5 reach 0.00999.)
 		limit = LimitCost
 	case b.WallTime > 0 && used.WallTime >= b.WallTime:
 		limit = LimitWallTime
@@ -220,14 +221,20 @@ func (q toolQuota) refuse(i int) (tool.Result, bool) {
 // loop runs are a prefix of the turn (MaxToolCalls cuts its end), so i counts them.
 func (q toolQuota) over(i int) bool { return q.left >= 0 && i >= q.left }
 
-// spent counts the turn's calls that ran (t started, or q did not refuse), and their
-// costs: what the tools reported is added to Result.Cost and recorded.
+// spent counts the turn's calls that ran (t started, or q did not refuse; not the pending
+// ones), and notes a call refused for the budget; what the tools reported is added to Result.Cost
+// and recorded.
 func (r *run) spent(ctx context.Context, t *turn, recs []CallRecord, q toolQuota) {
 	for i := range recs {
-		if _, no := q.refuse(i); !no || t.started[i] != nil {
+		_, no := q.refuse(i)
+		switch {
+		case recs[i].Result.Kind == tool.KindPending: // runs, and counts, once approved
+		case !no || t.started[i] != nil:
 			r.toolCalls++
-		} else if _, loop := q.refused(i); !loop && q.over(i) {
-			r.toolsOut = true
+		default:
+			if _, loop := q.refused(i); !loop && q.over(i) {
+				r.toolsOut = true
+			}
 		}
 	}
 	r.spendTools(ctx, sumCost(recs))
