@@ -153,7 +153,9 @@ func TestRunCost(t *testing.T) {
 			}
 			// The tool events arrive concurrently: compare as a multiset.
 			wantEvents := append(append([]agentkit.Cost{}, tt.steps...), tt.calls...)
-			less := func(a, b agentkit.Cost) bool { return a.Amount < b.Amount || a.Amount == b.Amount && a.Unknown < b.Unknown }
+			less := func(a, b agentkit.Cost) bool {
+				return a.Amount < b.Amount || a.Amount == b.Amount && a.Unknown < b.Unknown
+			}
 			if diff := cmp.Diff(wantEvents, events, approx, cmpopts.SortSlices(less)); diff != "" {
 				t.Errorf("events' Cost (-want +got):\n%s", diff)
 			}
