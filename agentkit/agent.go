@@ -35,9 +35,10 @@ type Options struct {
 	RunMiddleware []RunMiddleware
 	// MaxIterations bounds the model calls of one run. Zero means 8.
 	MaxIterations int
-	// FinalAnswerOnLimit, when the iteration limit is reached, makes one more request in
-	// which the model cannot call tools and is told it is out of budget, so the user gets an
-	// answer rather than an error. Default false: the run ends with ErrIterationLimit.
+	// FinalAnswerOnLimit, when the iteration limit or a limit of the Budget is reached,
+	// makes one more request in which the model cannot call tools and is told it is out of
+	// budget, so the user gets an answer rather than an error (see Budget for where that
+	// request falls). Default false: the run ends with ErrIterationLimit, or a *BudgetError.
 	FinalAnswerOnLimit bool
 	// Temperature is the sampling temperature. Nil means 0, the right value for tool calling;
 	// a 0 is sent as WireZeroTemperature because go-openai drops a zero float. For reasoning

@@ -161,13 +161,14 @@ func (r *run) exhausted(iter int) *BudgetError {
 		Cost:       r.res.Cost.Amount,
 		WallTime:   time.Since(r.began),
 	}
-	calls := used.ModelCalls
 	if r.a.opts.FinalAnswerOnLimit {
-		calls++ // call iter is then the final request: the last one allowed
+		// Call iter is then the final request, made before the run stops: the last one
+		// allowed, and one the error counts.
+		used.ModelCalls++
 	}
 	var limit BudgetLimit
 	switch {
-	case b.ModelCalls > 0 && calls >= b.ModelCalls:
+	case b.ModelCalls > 0 && used.ModelCalls >= b.ModelCalls:
 		limit = LimitModelCalls
 	case b.ToolCalls > 0 && r.toolsOut:
 		limit = LimitToolCalls
