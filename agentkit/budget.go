@@ -42,7 +42,8 @@ type Budget struct {
 	ModelCalls int `json:"model_calls,omitempty"`
 	// ToolCalls bounds the tool calls that run: the calls of a turn past what is left are
 	// answered, not run, with a not_executed result that tells the model so, and the run
-	// stops before its next model call (or makes the final request).
+	// stops before its next model call (or makes the final request). The approved calls of
+	// a resumed turn run whatever is left — a person decided them — and count.
 	ToolCalls int `json:"tool_calls,omitempty"`
 	// Tokens bounds the prompt and completion tokens the model reported, summed over the
 	// run's calls (Usage.PromptTokens + Usage.CompletionTokens; cached tokens count: they
