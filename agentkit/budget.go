@@ -46,8 +46,8 @@ type Budget struct {
 	// a resumed turn run whatever is left — a person decided them — and count.
 	ToolCalls int `json:"tool_calls,omitempty"`
 	// Tokens bounds the prompt and completion tokens the model reported, summed over the
-	// run's calls (Usage.PromptTokens + Usage.CompletionTokens; cached tokens count: they
-	// fill the context all the same).
+	// run's calls (Usage.PromptTokens + Usage.CompletionTokens, or TotalTokens when a
+	// provider reports more there; cached tokens count: they fill the context all the same).
 	Tokens int `json:"tokens,omitempty"`
 	// Cost bounds the run's cost (Result.Cost.Amount), in the currency of Options.Prices.
 	// A run whose cost is not known — a model call of a model the table has no price for —
@@ -158,7 +158,7 @@ func (r *run) exhausted(iter int) *BudgetError {
 	used := Budget{
 		ModelCalls: iter - 1,
 		ToolCalls:  r.toolCalls,
-		Tokens:     r.res.Usage.PromptTokens + r.res.Usage.CompletionTokens,
+		Tokens:     max(r.res.Usage.PromptTokens+r.res.Usage.CompletionTokens, r.res.Usage.TotalTokens),
 		Cost:       r.res.Cost.Amount,
 		WallTime:   time.Since(r.began),
 	}
