@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -38,9 +39,10 @@ type Options struct {
 	RunMiddleware []RunMiddleware
 	// MaxIterations bounds the model calls of one run. Zero means 8.
 	MaxIterations int
-	// FinalAnswerOnLimit, when the iteration limit is reached, makes one more request in
-	// which the model cannot call tools and is told it is out of budget, so the user gets an
-	// answer rather than an error. Default false: the run ends with ErrIterationLimit.
+	// FinalAnswerOnLimit, when the iteration limit or a limit of the Budget is reached,
+	// makes one more request in which the model cannot call tools and is told it is out of
+	// budget, so the user gets an answer rather than an error (see Budget for where that
+	// request falls). Default false: the run ends with ErrIterationLimit, or a *BudgetError.
 	FinalAnswerOnLimit bool
 	// Temperature is the sampling temperature. Nil means 0, the right value for tool calling;
 	// a 0 is sent as WireZeroTemperature because go-openai drops a zero float. For reasoning
@@ -104,6 +106,16 @@ type Options struct {
 	// checked. An empty, non-nil key (a key file left empty) makes New panic: anyone can
 	// compute an HMAC under it.
 	PauseKey []byte
+	// Prices prices the model calls (Step.Cost, Result.Cost). Nil: every model call's cost
+	// is unknown (Cost.Unknown), never 0.
+	Prices Prices
+	// Budget bounds what each run may spend: model calls, tool calls, tokens, cost, wall
+	// time (see Budget). The zero Budget limits nothing; [WithBudget] sets a run's own.
+	Budget Budget
+	// UsageRecorder, when set, receives what every run spends as it spends it, with the
+	// run's session: how usage and cost are summed per session or per user (*Meter sums in
+	// memory). Nil records nothing beyond each Result.
+	UsageRecorder UsageRecorder
 }
 
 // Agent runs the tool-calling loop. It is immutable after New and safe for concurrent use by
@@ -148,6 +160,7 @@ func New(model Model, opts *Options) *Agent {
 		panic("agentkit.New: Options.PauseKey is empty: anyone can sign with an empty key (nil turns signing off)")
 	}
 	o.PauseKey = slices.Clone(o.PauseKey)
+	o.Prices = maps.Clone(o.Prices)
 	if !sendsExtras(model) {
 		model = WrapModel(model, stripExtras{})
 	}

@@ -122,6 +122,22 @@
 // past its deadline, is the one exception). What an iteration appended is saved to the
 // session in one Append. An Agent holds nothing that changes after New.
 //
+// # Cost and budgets
+//
+// Every [Step] has the model call's [Usage] as the provider reported it (prompt, cached,
+// cache-write, completion and reasoning tokens) and its [Cost] under Options.Prices, a
+// [Prices] table the application supplies (the SDK ships no prices: they change); a tool
+// reports what it spent with [ReportCost] (CallRecord.Cost); Result.Usage and Result.Cost
+// sum the run. A model without a price is an unknown cost, never 0: Cost.Known is false and
+// Amount a lower bound. Options.UsageRecorder receives every model call's and every turn's
+// spend with the run's session; a [Meter] sums them per session in memory.
+//
+// Options.Budget (or, per run, [WithBudget]) bounds a run's model calls, tool calls,
+// tokens, cost and wall time in one [Budget]; the first limit exhausted stops the run with
+// StopBudget and a [*BudgetError] naming it, or, with Options.FinalAnswerOnLimit, asks for
+// the final answer in one tool-free request. A run never begins a model call past a limit
+// reached before it: at most one call — the one that crossed the limit — is spent past it.
+//
 // # Observing a run
 //
 // Options.OnEvent receives model requests and responses, tool starts and ends, and the

@@ -17,14 +17,15 @@ type EventKind string
 const (
 	// EventModelRequest: a request is about to be sent (Request is set).
 	EventModelRequest EventKind = "model_request"
-	// EventModelResponse: the model answered or failed (Message or Err, Duration, Usage).
+	// EventModelResponse: the model answered or failed (Message or Err, Duration, Usage,
+	// Cost).
 	EventModelResponse EventKind = "model_response"
 	// EventToolStart: a tool call is starting (Call).
 	EventToolStart EventKind = "tool_start"
 	// EventToolProgress: a running tool call reported progress (Call, Progress), with
 	// [ReportProgress]; between the call's EventToolStart and EventToolEnd.
 	EventToolProgress EventKind = "tool_progress"
-	// EventToolEnd: a tool call finished (Call, Result, Duration).
+	// EventToolEnd: a tool call finished (Call, Result, Duration, Cost).
 	EventToolEnd EventKind = "tool_end"
 	// EventStepEnd: the results of a turn's calls were appended to the transcript.
 	EventStepEnd EventKind = "step_end"
@@ -65,6 +66,9 @@ type Event struct {
 	Message *openai.ChatCompletionMessage
 	// Usage is the model call's token usage (EventModelResponse).
 	Usage Usage
+	// Cost is the model call's cost (EventModelResponse) or what the tool call reported
+	// (EventToolEnd).
+	Cost Cost
 	// Call is the tool call (EventToolStart, EventToolProgress, EventToolEnd).
 	Call *tool.Call
 	// Progress is what a running call reported (EventToolProgress).

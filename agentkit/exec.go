@@ -162,6 +162,7 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 		r.emit(ctx, Event{Kind: EventToolStart, Iteration: iter, Call: &c})
 	}
 	ctx, progress := r.withProgress(ctx, iter, call)
+	ctx, costs := withCostReport(ctx)
 	start := time.Now()
 	func() {
 		defer func() {
@@ -173,7 +174,7 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 		}()
 		rec.Result = r.a.handler(ctx, call)
 	}()
-	rec.Duration = time.Since(start)
+	rec.Duration, rec.Cost = time.Since(start), costs.end()
 	if r.approved != nil {
 		rec.Result = r.approved(rec)
 	}
@@ -206,5 +207,5 @@ func (r *run) withProgress(ctx context.Context, iter int, call tool.Call) (conte
 // its transcript.
 func toolEnd(iter int, rec CallRecord) Event {
 	rec.Result.Stack = slices.Clone(rec.Result.Stack)
-	return Event{Kind: EventToolEnd, Iteration: iter, Call: &rec.Call, Result: &rec.Result, Duration: rec.Duration}
+	return Event{Kind: EventToolEnd, Iteration: iter, Call: &rec.Call, Result: &rec.Result, Duration: rec.Duration, Cost: rec.Cost}
 }

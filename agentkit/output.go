@@ -159,7 +159,8 @@ func ValueOf[T any](res *Result) (T, bool) {
 
 // ErrOutputInvalid: the run ended without a valid typed answer although the model answered
 // (Options.Output). Either its last answer did not match T's schema, within the iteration
-// limit: the error also wraps ErrIterationLimit and the last answer's *tool.ArgumentError
+// limit or the run's budget: the error also wraps ErrIterationLimit (or ErrBudgetExhausted)
+// and the last answer's *tool.ArgumentError
 // (errors.As). Or the model refused to answer (a reply with a refusal and no content, as
 // OpenAI's structured outputs send one): the run stops at once with StopModelError, the
 // refusal in the error's text and in the transcript.
@@ -233,7 +234,10 @@ func withSystemText(msgs []openai.ChatCompletionMessage, text string) []openai.C
 // outputAnswered takes a reply without tool calls as the typed answer. It returns ok false
 // when the agent has no Output; otherwise why the run stops, or "" for another iteration,
 // after a user message that tells the model what was wrong.
-func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompletionMessage, final bool) (ok bool, stop StopReason, err error) {
+//
+// limit is why this request is the run's final, tool-free one (the iteration limit or the
+// budget, see run.over), with limitErr its error; "" otherwise.
+func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompletionMessage, limit StopReason, limitErr error) (ok bool, stop StopReason, err error) {
 	s := r.a.opts.Output
 	if s == nil {
 		return false, "", nil
@@ -243,11 +247,11 @@ func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompl
 	}
 	v, canon, perr := s.parse(ctx, answer(msg))
 	if perr == nil {
-		return true, r.outputDone(ctx, iter, v, canon, final), nil
+		return true, r.outputDone(ctx, iter, v, canon, limit), nil
 	}
 	r.outErr = perr
-	if final {
-		return true, StopIterationLimit, ErrIterationLimit // finish wraps it with outErr
+	if limit != "" {
+		return true, limit, limitErr // finish wraps it with outErr
 	}
 	r.res.Messages = append(r.res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s.correction(perr)})
 	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
@@ -272,18 +276,18 @@ func (r *run) outputCalled(ctx context.Context, iter int, recs []CallRecord) Sto
 		// Parsed again rather than taken from the result's Value, which a resumed turn's
 		// result (see Pause) does not keep.
 		if v, canon, err := s.parse(ctx, c.Call.Arguments); err == nil {
-			return r.outputDone(ctx, iter, v, canon, false)
+			return r.outputDone(ctx, iter, v, canon, "")
 		}
 	}
 	return ""
 }
 
-// outputDone records the accepted answer.
-func (r *run) outputDone(ctx context.Context, iter int, v any, canon string, final bool) StopReason {
+// outputDone records the accepted answer; limit is as for outputAnswered.
+func (r *run) outputDone(ctx context.Context, iter int, v any, canon string, limit StopReason) StopReason {
 	r.res.Value, r.res.Output, r.outErr = v, canon, nil
 	r.emit(ctx, Event{Kind: EventAnswer, Iteration: iter, Text: canon})
-	if final {
-		return StopIterationLimit
+	if limit != "" {
+		return limit
 	}
 	return StopAnswered
 }
@@ -291,7 +295,7 @@ func (r *run) outputDone(ctx context.Context, iter int, v any, canon string, fin
 // outputError is err, for a run that stops on it, wrapped with ErrOutputInvalid and the
 // last answer's error when the model's last answer was refused.
 func (r *run) outputError(err error) error {
-	if r.outErr == nil || !errors.Is(err, ErrIterationLimit) {
+	if r.outErr == nil || !errors.Is(err, ErrIterationLimit) && !errors.Is(err, ErrBudgetExhausted) {
 		return err
 	}
 	return fmt.Errorf("%w: %w; the last answer: %w", ErrOutputInvalid, err, r.outErr)

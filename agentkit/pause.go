@@ -32,7 +32,7 @@ const PauseVersion = 1
 //
 //	{"version":1, "id":"…", "messages":[…], "new":2, "results":[{"id":"…","kind":"","content":"…"}],
 //	 "pending":[{"id":"…","name":"…","arguments":{…},"kind":"approval"}],
-//	 "iteration":1, "usage":{…}, "guard":{"prev":[…],"repeats":1}, "mac":"…"}
+//	 "iteration":1, "usage":{…}, "cost":{…}, "tool_calls":1, "guard":{"prev":[…],"repeats":1}, "mac":"…"}
 //
 // A Pause is made as JSON reads it back — text that is not UTF-8 holds U+FFFD, arguments are
 // compacted — so that its signature holds after any number of trips through encoding/json.
@@ -70,6 +70,10 @@ type Pause struct {
 	Iteration int `json:"iteration"`
 	// Usage is the run's token usage so far.
 	Usage Usage `json:"usage"`
+	// Cost is the run's cost so far (Result.Cost).
+	Cost Cost `json:"cost,omitzero"`
+	// ToolCalls counts the tool calls the run ran so far, for its Budget.
+	ToolCalls int `json:"tool_calls,omitempty"`
 	// Guard is the state of the loop guard (Options.LoopLimit): the canonical keys of the
 	// turn's calls and how many turns in a row made them.
 	Guard GuardState `json:"guard"`
@@ -173,6 +177,8 @@ func (r *run) pauseOf(recs []CallRecord) (*Pause, error) {
 		Omitted:   r.res.Omitted,
 		Iteration: r.res.Iterations,
 		Usage:     r.res.Usage,
+		Cost:      r.res.Cost,
+		ToolCalls: r.toolCalls,
 		Guard:     GuardState{Prev: r.guard.prev, Repeats: r.guard.repeats},
 	}
 	for _, rec := range recs {

@@ -97,6 +97,14 @@ type Result struct {
 	// (Agent.Resume) includes the paused run's too, whose steps it does not hold: count a
 	// run that paused by its last Result, not by the sum of its Results.
 	Usage Usage
+	// Cost is the run's cost: every model call's (Options.Prices) and what its tool calls
+	// reported (ReportCost). Like Usage, a resumed run's includes the paused run's. When a
+	// model call could not be priced, Cost.Known is false and Amount is a lower bound.
+	Cost Cost
+	// Limit is the limit of the run's Budget that was exhausted, when one was (Stop is then
+	// StopBudget, unless the final request of Options.FinalAnswerOnLimit failed); empty
+	// otherwise.
+	Limit BudgetLimit
 	// Iterations is the number of model calls made (by a resumed run, the paused run's
 	// included).
 	Iterations int
@@ -117,6 +125,10 @@ type Step struct {
 	FinishReason openai.FinishReason
 	// Usage is the token usage of this call.
 	Usage Usage
+	// Cost is this call's cost under Options.Prices: unknown (Cost.Unknown 1) when the
+	// table has no price for its model. The cost its tool calls reported is theirs
+	// (CallRecord.Cost).
+	Cost Cost
 	// Duration is the model call's latency.
 	Duration time.Duration
 	// Calls are the tool calls of Message, in emission order, with their results.
@@ -132,6 +144,9 @@ type CallRecord struct {
 	// output; Kind, Err and Repair say what went wrong or was fixed; Original the untruncated
 	// content when a middleware shortened it.
 	Result tool.Result
+	// Cost is what the call reported with ReportCost (a paid API's price); zero when it
+	// reported none.
+	Cost Cost
 	// Duration is the time the call took through the middleware chain.
 	Duration time.Duration
 }

@@ -142,7 +142,8 @@ func (a *Agent) claim(ctx context.Context, p *Pause, decisions []Decision) (*too
 // adopt makes r the run of p, its transcript the pause's without the assistant message.
 func (r *run) adopt(p *Pause, box *toolbox) {
 	msgs := slices.Clone(p.Messages[:len(p.Messages)-1])
-	r.res = &Result{Messages: msgs, New: p.New, Omitted: p.Omitted, Usage: p.Usage, Iterations: p.Iteration}
+	r.res = &Result{Messages: msgs, New: p.New, Omitted: p.Omitted, Usage: p.Usage, Cost: p.Cost, Iterations: p.Iteration}
+	r.toolCalls = p.ToolCalls
 	r.guard = loopGuard{prev: slices.Clone(p.Guard.Prev), repeats: p.Guard.Repeats}
 	r.box = box
 }
@@ -258,6 +259,7 @@ func (r *run) resume(ctx context.Context, p *Pause, decisions []Decision) (*Resu
 	r.res.Messages = append(r.res.Messages, msg)
 	from := len(r.res.Messages) - 1
 	calls, answers, approved := r.decided(msg, p, decisions)
+	r.toolCalls += len(approved) // decided by a person: run whatever the tool-call budget says
 	t := &turn{r: r, iter: iter, ctx: tool.WithApproved(ctx, approved...), quiet: map[int]bool{}}
 	for i, c := range calls {
 		t.quiet[i] = slices.ContainsFunc(p.Results, func(r PausedResult) bool { return r.ID == c.ID }) // reported before the pause
@@ -268,6 +270,7 @@ func (r *run) resume(ctx context.Context, p *Pause, decisions []Decision) (*Resu
 		return res, ok
 	})
 	r.approved = nil
+	r.spendTools(ctx, sumCost(recs))
 	r.res.Steps = append(r.res.Steps, Step{Iteration: iter, Message: msg, Calls: recs})
 	stop, stopErr := r.endTurn(ctx, iter, recs, "", nil)
 	if serr := r.save(ctx, r.res.Messages[from:]); serr != nil && stopErr == nil {

@@ -26,8 +26,9 @@ const BudgetExhaustedPrompt = "[budget] You have used all the tool calls allowed
 //
 // The Result is never nil and always holds a provider-valid transcript. The error is nil
 // exactly when the run produced an answer: Result.Stop is StopAnswered, or
-// StopIterationLimit after the final tool-free request of Options.FinalAnswerOnLimit
-// answered. Otherwise it is one of: ErrIterationLimit, ErrLoopDetected, an error wrapping a
+// StopIterationLimit or StopBudget after the final tool-free request of
+// Options.FinalAnswerOnLimit answered. Otherwise it is one of: ErrIterationLimit, a
+// *BudgetError (ErrBudgetExhausted, StopBudget: see Budget), ErrLoopDetected, an error wrapping a
 // tool.Fatal error (errors.Is(err, tool.ErrFatal)), the model's error wrapped (errors.As
 // finds *openai.APIError), ErrNoChoices, ErrEmptyMessage, ErrReplyTooLarge,
 // ErrInvalidHistory, the Context strategy's error (StopContextError), ErrPaused (StopPaused:
@@ -90,13 +91,19 @@ type run struct {
 	recent  RecentLoader // set when store left messages out (Result.Omitted): their call ids
 
 	outErr error // why the last typed answer was refused (Options.Output); nil when none was
+	// The run's budget (budget.go): its limits, when it began, the tool calls run, and
+	// whether a turn asked for calls past them.
+	budget    Budget
+	began     time.Time
+	toolCalls int
+	toolsOut  bool
 }
 
 // start runs body, the run's work, through Options.RunMiddleware.
 func (r *run) start(ctx context.Context, body RunFunc) (*Result, error) {
 	// No approval of a caller's reaches this run (an agent used as a tool): only Resume
 	// approves, the calls of the turn it resumes.
-	ctx = tool.WithApproved(ctx)
+	ctx = r.begin(tool.WithApproved(ctx))
 	f := body
 	mws := r.a.opts.RunMiddleware
 	for i := len(mws) - 1; i >= 0; i-- {
@@ -143,22 +150,23 @@ func (r *run) iterations(ctx context.Context, first int) (*Result, error) {
 // iterate makes model call iter and runs the calls of its reply. It returns why the run
 // stops, or "" for another iteration.
 func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
-	final := iter > r.a.opts.MaxIterations
+	limit, limitErr := r.over(iter)
+	final := limit != ""
 	if final && !r.a.opts.FinalAnswerOnLimit {
-		return StopIterationLimit, ErrIterationLimit
+		return limit, limitErr
 	}
 	msg, t, err := r.step(ctx, iter, final)
 	if err != nil {
 		return r.failed(ctx, err)
 	}
 	if len(msg.ToolCalls) == 0 {
-		if ok, stop, err := r.outputAnswered(ctx, iter, msg, final); ok {
+		if ok, stop, err := r.outputAnswered(ctx, iter, msg, limit, limitErr); ok {
 			return stop, err
 		}
 		r.res.Output = answer(msg)
 		r.emit(ctx, Event{Kind: EventAnswer, Iteration: iter, Text: r.res.Output})
 		if final {
-			return StopIterationLimit, nil
+			return limit, nil
 		}
 		return StopAnswered, nil
 	}
@@ -171,7 +179,7 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 	switch repeat := r.guard.observe(calls); {
 	case final:
 		refusal = notExecuted(tool.KindNotExecuted, "not executed: the tool budget of this request is exhausted")
-		stop, stopErr = StopIterationLimit, ErrIterationLimit
+		stop, stopErr = limit, limitErr
 	case cutOff(step.FinishReason) != "":
 		refusal, all = notExecuted(tool.KindNotExecuted, cutOff(step.FinishReason)), true
 	case repeat >= r.a.opts.LoopStop:
@@ -182,9 +190,11 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 	default:
 		refusal, all = notExecuted(tool.KindNotExecuted, tooManyContent(r.a.opts.MaxToolCalls)), false
 	}
-	step.Calls = t.finish(calls, func(i int) (tool.Result, bool) {
+	q := r.quota(func(i int) (tool.Result, bool) {
 		return refusal, all || i >= r.a.opts.MaxToolCalls
 	})
+	step.Calls = t.finish(calls, q.refuse)
+	r.spent(ctx, t, step.Calls, q)
 	if stop == "" && pending(step.Calls) {
 		if s, _ := r.settled(ctx, step.Calls); s == "" && r.canPause() {
 			return r.pause(ctx, iter, step.Calls)
@@ -409,12 +419,12 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		r.emit(ctx, Event{Kind: EventTextDelta, Iteration: iter, Text: msg.Content})
 	}
 	usage := report.usage(resp.Usage)
-	r.res.Steps = append(r.res.Steps, Step{Iteration: iter, Message: msg, FinishReason: choice.FinishReason, Usage: usage, Duration: dur})
-	r.res.Usage.Add(usage)
+	cost := r.spendModel(ctx, usage, resp.Model, req.Model)
+	r.res.Steps = append(r.res.Steps, Step{Iteration: iter, Message: msg, FinishReason: choice.FinishReason, Usage: usage, Cost: cost, Duration: dur})
 	if r.observed() {
 		m := msg // the event's own copy, its slices too
 		m.ToolCalls, m.MultiContent = slices.Clone(msg.ToolCalls), slices.Clone(msg.MultiContent)
-		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Message: &m, Usage: usage, Duration: dur})
+		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Message: &m, Usage: usage, Cost: cost, Duration: dur})
 	}
 	if l := r.a.opts.Logger; l != nil {
 		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: model response", slog.Int("iteration", iter), slog.Duration("duration", dur),

@@ -36,6 +36,14 @@ type Options struct {
 	// Request holds request fields go-openai has no field for, sent with every request
 	// (a request's own, from [WithRequest], take precedence).
 	Request Request
+	// SessionCacheKey, when true, gives the requests of a session run (agentkit's
+	// RunSession, ResumeSession and their streamed forms, whose context carries the session:
+	// agentkit.SessionFromContext) a prompt_cache_key of their own session, so that a
+	// conversation's requests reach the provider's cache that holds its prefix. The key is
+	// derived from the session id — [SessionCacheKey] of it — and the id itself never leaves
+	// the process. A key set in Options.Request or with [WithRequest] is sent instead; the
+	// requests of other runs carry none. Default false: no key unless one is set.
+	SessionCacheKey bool
 	// ExtraFields names more fields of an assistant message or a tool call to keep as
 	// provider extras and send back, besides those of [DefaultExtraFields]. Fields
 	// go-openai's types have are not extras, and are ignored here.

@@ -17,7 +17,9 @@
 //     (io.EOF for both) and reports a JSON syntax error for an error event.
 //   - Request extras go-openai has no field for — prompt_cache_key, OpenRouter's provider
 //     routing and reasoning options, any other top-level field — per client
-//     (Options.Request) and per request ([WithRequest]).
+//     (Options.Request) and per request ([WithRequest]); with Options.SessionCacheKey, each
+//     agent session its own prompt_cache_key, derived from the session id
+//     ([SessionCacheKey]), so a conversation keeps reaching the cache that holds its prefix.
 //   - A temperature of 0 reaches the wire as 0 (go-openai drops it: the agent sends
 //     [agentkit.WireZeroTemperature], which this client sends as 0).
 //   - Bounds and errors as servers need them: the response body is bounded

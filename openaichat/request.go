@@ -2,6 +2,8 @@ package openaichat
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -105,6 +107,14 @@ func (c *Client) merged(ctx context.Context) Request {
 	return r
 }
 
+// SessionCacheKey returns the prompt_cache_key of Options.SessionCacheKey for session: "tc-"
+// and the first 32 hex digits of the SHA-256 of the id, the same in every process (a
+// session resumed elsewhere keeps its key) and not the id itself (which may name a user).
+func SessionCacheKey(session string) string {
+	sum := sha256.Sum256([]byte(session))
+	return "tc-" + hex.EncodeToString(sum[:16])
+}
+
 // wireRequest is a request body: go-openai's request, with the fields it marshals
 // differently or lacks (its Temperature is shadowed, so that a zero temperature is sent).
 type wireRequest struct {
@@ -120,6 +130,9 @@ type wireRequest struct {
 // extras sent back, a zero temperature sent as 0, and the Request's fields.
 func (c *Client) encodeRequest(ctx context.Context, req openai.ChatCompletionRequest, stream bool) ([]byte, error) {
 	extra := c.merged(ctx)
+	if s, ok := agentkit.SessionFromContext(ctx); ok && s != "" && extra.PromptCacheKey == "" && c.opts.SessionCacheKey {
+		extra.PromptCacheKey = SessionCacheKey(s)
+	}
 	req.Stream = stream
 	w := wireRequest{ChatCompletionRequest: req, Messages: req.Messages,
 		PromptCacheKey: extra.PromptCacheKey, Provider: extra.Provider, Reasoning: extra.Reasoning}

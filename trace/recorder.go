@@ -36,6 +36,7 @@ type Recorder struct {
 	lanes   map[int]int
 	starts  map[callKey]callStart
 	sum     summary
+	total   agentkit.Cost // the costs the events reported, summed for the run's summary
 }
 
 type callKey struct {
@@ -96,7 +97,7 @@ func (r *Recorder) OnEvent(_ context.Context, e agentkit.Event) {
 		if e.Err != nil {
 			r.sum.Err = e.Err.Error()
 		}
-		r.sum.Cost = cost(&e)
+		r.sum.Cost = costText(r.total)
 		r.wr.end(&r.sum)
 		r.done = true
 	}
@@ -118,6 +119,7 @@ func (r *Recorder) request(e *agentkit.Event, at time.Duration) {
 func (r *Recorder) response(e *agentkit.Event, at time.Duration) {
 	t := r.cur
 	t.Duration, t.Usage, t.Reply, t.Cost = e.Duration, e.Usage, e.Message, cost(e)
+	r.total.Add(e.Cost)
 	if e.Err != nil {
 		t.Err = e.Err.Error()
 	}
@@ -138,6 +140,7 @@ func (r *Recorder) toolEnd(e *agentkit.Event, at time.Duration) {
 	delete(r.starts, k)
 	c := call{Iteration: e.Iteration, ID: e.Call.ID, Name: e.Call.Name, Arguments: e.Call.Arguments, Timed: true,
 		Duration: e.Duration, Result: *e.Result, HasResult: true, Cost: cost(e)}
+	r.total.Add(e.Cost)
 	r.wr.call(&c, st.lane, st.at, at-st.at)
 	r.sum.Calls++
 }

@@ -1,0 +1,261 @@
+package agentkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolcall/toolcall/tool"
+)
+
+// Budget bounds what one run may spend (Options.Budget, or per run [WithBudget]). A zero
+// field is no limit; the zero Budget limits nothing.
+//
+// The model-call, token, cost and wall-time limits are checked before each model call, on
+// what the run used so far; the tool-call limit before a turn's calls run. The first limit
+// found exhausted stops the run before that model call: Result.Stop is StopBudget,
+// Result.Limit names the limit, and the error is a *[BudgetError] (errors.Is
+// ErrBudgetExhausted). A model call in flight is not interrupted (bound it with the
+// context's deadline), so a run spends at most one model call past a token, cost or
+// wall-time limit: the call that crossed it.
+//
+// With Options.FinalAnswerOnLimit the run instead makes the final tool-free request (the
+// one of the iteration limit, with BudgetExhaustedPrompt) and ends after it: Stop is
+// StopBudget and the error nil when it answered. For ModelCalls the final request is the
+// last call allowed (call ModelCalls), so the budget holds; for the other limits it is the
+// one call made once the limit was reached.
+//
+// Options.MaxIterations stays the agent's safety bound beside it: the tighter applies.
+// MaxIterations stops the run with StopIterationLimit after that many calls (its final
+// request, with FinalAnswerOnLimit, is one more), Budget.ModelCalls with StopBudget after
+// that many calls, the final one included; when both are reached at the same call, the
+// budget's reason is given.
+//
+// A resumed run ([Agent.Resume], [Agent.ResumeSession]) is the same run: its model calls,
+// tool calls, tokens and cost include the paused run's (as Result.Usage and Result.Cost
+// do), checked against the budget of the Resume call. Its wall time counts from the Resume
+// call: the time a pause waited for a person is not the run's.
+type Budget struct {
+	// ModelCalls bounds the model calls of the run.
+	ModelCalls int `json:"model_calls,omitempty"`
+	// ToolCalls bounds the tool calls that run: the calls of a turn past what is left are
+	// answered, not run, with a not_executed result that tells the model so, and the run
+	// stops before its next model call (or makes the final request). The approved calls of
+	// a resumed turn run whatever is left — a person decided them — and count.
+	ToolCalls int `json:"tool_calls,omitempty"`
+	// Tokens bounds the prompt and completion tokens the model reported, summed over the
+	// run's calls (Usage.PromptTokens + Usage.CompletionTokens, or TotalTokens when a
+	// provider reports more there; cached tokens count: they fill the context all the same).
+	Tokens int `json:"tokens,omitempty"`
+	// Cost bounds the run's cost (Result.Cost.Amount), in the currency of Options.Prices.
+	// A run whose cost is not known — a model call of a model the table has no price for —
+	// has exhausted a Cost limit: it could be over it, and the budget is a promise. The run
+	// stops before its next model call, with an error that says which models are unpriced.
+	Cost float64 `json:"cost,omitempty"`
+	// WallTime bounds the time since the run began (the call of Run, RunSession, Resume...).
+	WallTime time.Duration `json:"wall_time,omitempty"`
+}
+
+// BudgetLimit names one limit of a Budget.
+type BudgetLimit string
+
+// The limits of a Budget.
+const (
+	LimitModelCalls BudgetLimit = "model_calls"
+	LimitToolCalls  BudgetLimit = "tool_calls"
+	LimitTokens     BudgetLimit = "tokens"
+	LimitCost       BudgetLimit = "cost"
+	LimitWallTime   BudgetLimit = "wall_time"
+)
+
+// StopBudget: a limit of the run's Budget was exhausted (Result.Limit says which). With
+// Options.FinalAnswerOnLimit the final tool-free request may still have answered: the run's
+// error is then nil and Result.Output holds the answer.
+const StopBudget StopReason = "budget_exhausted"
+
+// ErrBudgetExhausted: a limit of the run's Budget was exhausted; the error is a
+// *BudgetError.
+var ErrBudgetExhausted = errors.New("agentkit: run budget exhausted")
+
+// BudgetError says which limit of a Budget stopped a run, and what the run had used.
+type BudgetError struct {
+	// Limit is the limit exhausted.
+	Limit BudgetLimit
+	// Used is what the run had used when it stopped, in each limit's terms (Used.Cost is the
+	// known amount, Result.Cost.Amount).
+	Used Budget
+	// Max is the budget.
+	Max Budget
+	// Unpriced is, for Limit LimitCost, the number of model calls that could not be priced.
+	Unpriced int
+}
+
+func (e *BudgetError) Error() string {
+	var used, max any
+	switch e.Limit {
+	case LimitModelCalls:
+		used, max = e.Used.ModelCalls, e.Max.ModelCalls
+	case LimitToolCalls:
+		used, max = e.Used.ToolCalls, e.Max.ToolCalls
+	case LimitTokens:
+		used, max = e.Used.Tokens, e.Max.Tokens
+	case LimitWallTime:
+		used, max = e.Used.WallTime.Round(time.Millisecond), e.Max.WallTime
+	default:
+		if e.Unpriced > 0 {
+			return fmt.Sprintf("%v: cost unknown, limit %g: %d model calls have no price in Options.Prices", ErrBudgetExhausted, e.Max.Cost, e.Unpriced)
+		}
+		used, max = fmt.Sprintf("%.6g", e.Used.Cost), e.Max.Cost
+	}
+	return fmt.Sprintf("%v: %s %v of %v", ErrBudgetExhausted, strings.ReplaceAll(string(e.Limit), "_", " "), used, max)
+}
+
+// Unwrap returns ErrBudgetExhausted.
+func (e *BudgetError) Unwrap() error { return ErrBudgetExhausted }
+
+type budgetKey struct{}
+
+// WithBudget returns a context under which a run of any Agent (Run, RunSession, Resume...,
+// and their streamed forms) has budget b instead of Options.Budget, whole (a zero field of b
+// is no limit, whatever the agent's): how a service gives each request a budget of its
+// own. The run takes it for itself: the runs of agents it calls as tools (Agent.Tool) have
+// their own agents' budgets.
+func WithBudget(ctx context.Context, b Budget) context.Context {
+	return context.WithValue(ctx, budgetKey{}, &b)
+}
+
+// begin starts the run's clock and takes its budget from ctx (Options.Budget when ctx has
+// none), returning ctx without it.
+func (r *run) begin(ctx context.Context) context.Context {
+	r.began, r.budget = time.Now(), r.a.opts.Budget
+	if b, ok := ctx.Value(budgetKey{}).(*Budget); ok && b != nil {
+		r.budget = *b
+		ctx = context.WithValue(ctx, budgetKey{}, (*Budget)(nil))
+	}
+	return ctx
+}
+
+// over says whether model call iter is past a bound: the budget's (StopBudget) or
+// Options.MaxIterations (StopIterationLimit). With FinalAnswerOnLimit such a call is the
+// final tool-free request.
+func (r *run) over(iter int) (StopReason, error) {
+	if err := r.exhausted(iter); err != nil {
+		r.res.Limit = err.Limit
+		return StopBudget, err
+	}
+	if iter > r.a.opts.MaxIterations {
+		return StopIterationLimit, ErrIterationLimit
+	}
+	return "", nil
+}
+
+// exhausted returns the error of the first limit the run exhausted before model call iter,
+// or nil.
+func (r *run) exhausted(iter int) *BudgetError {
+	b := r.budget
+	used := Budget{
+		ModelCalls: iter - 1,
+		ToolCalls:  r.toolCalls,
+		Tokens:     max(r.res.Usage.PromptTokens+r.res.Usage.CompletionTokens, r.res.Usage.TotalTokens),
+		Cost:       r.res.Cost.Amount,
+		WallTime:   time.Since(r.began),
+	}
+	if r.a.opts.FinalAnswerOnLimit {
+		// Call iter is then the final request, made before the run stops: the last one
+		// allowed, and one the error counts.
+		used.ModelCalls++
+	}
+	var limit BudgetLimit
+	switch {
+	case b.ModelCalls > 0 && used.ModelCalls >= b.ModelCalls:
+		limit = LimitModelCalls
+	case b.ToolCalls > 0 && r.toolsOut:
+		limit = LimitToolCalls
+	case b.Tokens > 0 && used.Tokens >= b.Tokens:
+		limit = LimitTokens
+	case b.Cost > 0 && (!r.res.Cost.Known() || used.Cost >= b.Cost*(1-1e-9)):
+		// (A sum of float prices drifts by its last bits: 999 calls of 1e-5 reach 0.00999.)
+		limit = LimitCost
+	case b.WallTime > 0 && used.WallTime >= b.WallTime:
+		limit = LimitWallTime
+	default:
+		return nil
+	}
+	e := &BudgetError{Limit: limit, Used: used, Max: b}
+	if limit == LimitCost {
+		e.Unpriced = r.res.Cost.Unknown
+	}
+	return e
+}
+
+// toolQuota refuses the calls of a turn past the tool calls the budget has left, after the
+// loop's own refusals.
+type toolQuota struct {
+	refused func(i int) (tool.Result, bool) // the loop's
+	left    int                             // -1: no limit
+	max     int
+}
+
+// quota returns the tool quota of a turn whose calls the loop refuses with refused.
+func (r *run) quota(refused func(i int) (tool.Result, bool)) toolQuota {
+	q := toolQuota{refused: refused, left: -1, max: r.budget.ToolCalls}
+	if q.max > 0 {
+		q.left = max(q.max-r.toolCalls, 0)
+	}
+	return q
+}
+
+// refuse is the turn's refusal of call i: the loop's, or the budget's.
+func (q toolQuota) refuse(i int) (tool.Result, bool) {
+	if res, no := q.refused(i); no {
+		return res, true
+	}
+	if q.over(i) {
+		content := fmt.Sprintf("error: not executed: this run may make at most %d tool calls, and has made them all. Answer with the information you already have.", q.max)
+		return notExecuted(tool.KindNotExecuted, content), true
+	}
+	return tool.Result{}, false
+}
+
+// over reports whether call i of the turn is past what the budget has left. The calls the
+// loop runs are a prefix of the turn (MaxToolCalls cuts its end), so i counts them.
+func (q toolQuota) over(i int) bool { return q.left >= 0 && i >= q.left }
+
+// spent counts the turn's calls that ran (t started, or q did not refuse; not the pending
+// ones), and notes a call refused for the budget; what the tools reported is added to Result.Cost
+// and recorded.
+func (r *run) spent(ctx context.Context, t *turn, recs []CallRecord, q toolQuota) {
+	for i := range recs {
+		_, no := q.refuse(i)
+		switch {
+		case recs[i].Result.Kind == tool.KindPending: // runs, and counts, once approved
+		case !no || t.started[i] != nil:
+			r.toolCalls++
+		default:
+			if _, loop := q.refused(i); !loop && q.over(i) {
+				r.toolsOut = true
+			}
+		}
+	}
+	r.spendTools(ctx, sumCost(recs))
+}
+
+// spendTools adds what a turn's tools reported to the run's cost, and records it.
+func (r *run) spendTools(ctx context.Context, c Cost) {
+	if c != (Cost{}) {
+		r.res.Cost.Add(c)
+		r.record(ctx, Spend{Cost: c})
+	}
+}
+
+// spendModel prices a model call, adds its usage and cost to the run's, records them, and
+// returns the cost.
+func (r *run) spendModel(ctx context.Context, u Usage, respModel, reqModel string) Cost {
+	c := r.a.opts.Prices.Cost(u, respModel, reqModel)
+	r.res.Usage.Add(u)
+	r.res.Cost.Add(c)
+	r.record(ctx, Spend{Usage: u, Cost: c, ModelCalls: 1})
+	return c
+}
