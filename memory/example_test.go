@@ -102,7 +102,9 @@ func Example() {
 	// Messages in the store: 12
 }
 
-// Window keeps the system prompt, the first user message and the latest turns that fit.
+// Window keeps the system prompt, the first user message and the latest turns that fit. When
+// the history passes the budget (80 tokens), old turns are dropped in a block, down to
+// Target (half the budget by default), so that the next requests repeat this one's beginning.
 func ExampleWindow() {
 	msgs := []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleSystem, Content: "You are a helpful assistant."},
@@ -122,9 +124,7 @@ func ExampleWindow() {
 	// Output:
 	// [0] system: You are a helpful assistant.
 	// [1] user: Plan a trip to Beijing.
-	// [2] user: Next Monday, for three days.
-	// [3] assistant: Day 1: the Forbidden City. Day 2: the Great Wall. Day 3: the Summer Palace.
-	// [4] user: Swap days 2 and 3.
+	// [2] user: Swap days 2 and 3.
 }
 
 // ClearToolResults keeps every call answered while old results shrink to a placeholder.
@@ -172,9 +172,10 @@ func ExampleCounter() {
 }
 
 // A session of 30 turns, sent through a window of the latest 3 turns: the window is an
-// agentkit.TurnLimiter and the store an agentkit.RecentLoader, so from turn 4 on the store
-// loads only the first user message and the latest turns, and a run costs the same however
-// long the session grows. The store keeps it all.
+// agentkit.TurnLimiter and the store an agentkit.RecentLoader, so from turn 5 on the store
+// loads only the first user message and the latest turns (one more than the window sends: its
+// choice of where to start reads the turn before), and a run costs the same however long the
+// session grows. The store keeps it all.
 func ExampleWindow_longSession() {
 	ctx := context.Background()
 	store := memory.NewInMemory()
@@ -202,6 +203,6 @@ func ExampleWindow_longSession() {
 	fmt.Println("stored:", len(stored), "messages")
 	// Output:
 	// last request: 6 messages
-	// last run: 7 messages in Result.Messages, 53 left out
+	// last run: 9 messages in Result.Messages, 51 left out
 	// stored: 60 messages
 }
