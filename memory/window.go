@@ -154,6 +154,7 @@ func (w *window) budgetCut(msgs []openai.ChatCompletionMessage, l *layout, from 
 	}
 	return cut, nil
 }
+
 // clip3 returns msgs with no spare capacity, so that appending to a view never writes into
 // the caller's array.
 func clip3(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
