@@ -139,7 +139,7 @@ func TestWindowBudgetMovesInBlocks(t *testing.T) {
 }
 
 // ClearToolResults never clears the latest keep turns' results, always the results older than
-// 2×keep+1 turns, and moves the boundary between them less often than every turn.
+// 2×keep+1 turns, and moves the boundary between them every keep+2 turns.
 func TestClearToolResultsInBlocks(t *testing.T) {
 	const turns = 120
 	for _, keep := range []int{1, 2, 4} {
@@ -156,8 +156,8 @@ func TestClearToolResultsInBlocks(t *testing.T) {
 				t.Errorf("keep %d, turn %d: the latest %d turns have their results, want %d to %d", keep, i, whole, keep, 2*keep+1)
 			}
 		}
-		if got, most := moves(views), turns*2/(keep+3)+turns/10; got > most {
-			t.Errorf("keep %d: the view's beginning moved %d times in %d turns, want at most %d", keep, got, turns, most)
+		if got, most := moves(views), turns/(keep+2)+1; got > most || got < most-2 {
+			t.Errorf("keep %d: the view's beginning moved %d times in %d turns, want %d to %d", keep, got, turns, most-2, most)
 		}
 	}
 }
