@@ -5,6 +5,13 @@ import (
 	"fmt"
 	"strings"
 
+	einoopenai "github.com/cloudwego/eino-ext/components/model/openai"
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/adk/middlewares/reduction"
+	einotool "github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/components/tool/utils"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
 	"github.com/nlpodyssey/openai-agents-go/agents"
 	"github.com/openai/openai-go/v2/packages/param"
 	openai "github.com/sashabaranov/go-openai"
@@ -28,8 +35,9 @@ type CacheWay struct {
 // Budget): about 20 turns.
 const CacheTrigger = 8000
 
-// CacheWays returns toolcall's strategies, then the peers' ways of keeping a history
-// (openai-agents-go's LimitMemory: the latest items of a session).
+// CacheWays returns toolcall's strategies, then the peers' ways of keeping a history:
+// openai-agents-go's LimitMemory (the latest items of a session), eino's tool reduction
+// middleware (old tool results cleared past a token count).
 func CacheWays() []CacheWay {
 	tc := func(name string, strategy func() agentkit.ContextStrategy) CacheWay {
 		return CacheWay{Name: name, Run: func(ctx context.Context, url string, turns int) error {
@@ -55,6 +63,7 @@ func CacheWays() []CacheWay {
 			return memory.Chain(fold(), memory.ClearToolResults(2), memory.Window(memory.WindowOptions{Budget: 10_000, Counter: counter}))
 		}),
 		{Name: "openai-agents-go `LimitMemory: 80` (20 turns)", Run: runAgentsCache},
+		{Name: "eino `reduction` (clear all but 2 rounds past 8,000 tokens)", Run: runEinoCache},
 	}
 }
 
@@ -149,6 +158,40 @@ func runAgentsCache(ctx context.Context, url string, turns int) error {
 	for turn = range turns {
 		if _, err := r.Run(ctx, a, CacheInput(turn)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// runEinoCache runs the workload with eino: a ChatModelAgent whose handler is eino's tool
+// reduction middleware (adk/middlewares/reduction), clearing the tool results of all but the
+// latest 2 rounds when the request passes MaxTokensForClear = CacheTrigger (its own estimate,
+// 4 characters a token; no truncation, no offloading backend), the app keeping the history
+// and passing it to Runner.Run, as eino has no session store; eino-ext's OpenAI chat model.
+func runEinoCache(ctx context.Context, url string, turns int) error {
+	turn := 0
+	report := must(utils.InferTool(CacheToolName, CacheToolDescription, func(ctx context.Context, in reportIn) (string, error) {
+		return CacheReport(in.City, turn), nil
+	}))
+	reduce, err := reduction.New(ctx, &reduction.Config{SkipTruncation: true, MaxTokensForClear: CacheTrigger, ClearRetentionSuffixLimit: 2})
+	if err != nil {
+		return err
+	}
+	a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name: "assistant", Description: "a logistics assistant", Instruction: CacheInstructions,
+		Model:       must(einoopenai.NewChatModel(ctx, &einoopenai.ChatModelConfig{APIKey: "bench", BaseURL: url, Model: CacheModel})),
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []einotool.BaseTool{report}}},
+		Handlers:    []adk.ChatModelAgentMiddleware{reduce},
+	})
+	if err != nil {
+		return err
+	}
+	r := adk.NewRunner(ctx, adk.RunnerConfig{Agent: a})
+	var hist []*schema.Message
+	for turn = range turns {
+		hist = append(hist, schema.UserMessage(CacheInput(turn)))
+		if _, err := einoDrain(r.Run(ctx, hist), func(m *schema.Message) { hist = append(hist, m) }); err != nil {
+			return fmt.Errorf("eino turn %d: %w", turn, err)
 		}
 	}
 	return nil

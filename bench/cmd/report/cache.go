@@ -37,9 +37,8 @@ func cacheRows() []cacheRow {
 func cacheSection(p func(string, ...any), rows []cacheRow) {
 	p("%sa %d-turn conversation, in input tokens (`go run ./cmd/report -cache` redoes this section alone)", cacheHeading, bench.CacheTurns)
 	p("")
-	p("A `get_report` call (~800 bytes) and a 30-word answer per turn, a 360-token system prompt, %d requests, RunSession on InMemory, each", 2*bench.CacheTurns)
-	p("through its way's own OpenAI client to a recording server; %s's tokens (`memory.NewCounter`), tools included. Cacheable: the longest prefix", bench.CacheModel)
-	p("(tools, then messages as sent) equal to the previous request's, by OpenAI's rule (0 below 1,024, else in 128-token steps); cost index: uncached + 0.1 × cacheable.")
+	p("A `get_report` call (~800 bytes) and a 30-word answer per turn, a 360-token system prompt, %d requests, RunSession on InMemory, each way through its", 2*bench.CacheTurns)
+	p("own OpenAI client to a recording server. Tokens: %s's (`memory.NewCounter`), tools included; cacheable: the longest prefix (tools, then messages as sent) equal to the previous request's, by OpenAI's rule (0 below 1,024, else in 128-token steps); cost index: uncached + 0.1 × cacheable.", bench.CacheModel)
 	p("")
 	p("| way | prompt tokens | cacheable | cost index |")
 	p("|---|---:|---:|---:|")
