@@ -18,7 +18,7 @@
 // that importing memory never links the SQLite driver); memory/memorytest is the conformance
 // kit for other stores. With a [Window] of MaxTurns as the Context, a store that is an
 // agentkit.RecentLoader (both are) reads only the first user message and the turns the window
-// sends, so a run costs the same at turn 1,000 as at turn 20.
+// may send (and the one before them), so a run costs the same at turn 1,000 as at turn 20.
 //
 // Both stores keep paused runs too (agentkit.Pause): each is an agentkit.Ledger, for
 // agentkit.Options.Ledger (Resume claims a pause there, so it runs once), and an

@@ -67,8 +67,8 @@ type WindowOptions struct {
 // Dropped turns are only left out of the request: the store keeps them, and [RecallTool]
 // lets the model search them. With MaxTurns set the window is an agentkit.TurnLimiter: a
 // RunSession on a store that loads in part (an agentkit.RecentLoader, as InMemory and
-// memory/sqlite's Store are) loads only the first user message and the turns the window sends, so a run costs the
-// same at turn 1,000 as at turn 20; a Budget alone cannot say how many turns it keeps, and
+// memory/sqlite's Store are) loads only the first user message and the turns the window may
+// send, and the one before them, so a run costs the same at turn 1,000 as at turn 20; a Budget alone cannot say how many turns it keeps, and
 // the whole session is loaded. Window panics if Budget, MaxTurns or Block is negative, both
 // Budget and MaxTurns are zero, or Target is negative or above Budget.
 func Window(opts WindowOptions) agentkit.ContextStrategy {
