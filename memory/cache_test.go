@@ -161,3 +161,29 @@ func TestClearToolResultsInBlocks(t *testing.T) {
 		}
 	}
 }
+
+// Fold changes the beginning of the view only when it folds, and folds in batches down to
+// Target: between two folds every view begins with the previous one, and the folds are few.
+func TestFoldMovesInBlocks(t *testing.T) {
+	c := memory.NewCounter("gpt-4o")
+	const turns, trigger = 120, 6000
+	turn := c.Messages(syntheticTurn(1, 1))
+	rec := &recorder{}
+	folds := 0
+	f := memory.Fold(memory.FoldOptions{Trigger: trigger, Summarizer: rec, Counter: c,
+		OnEvent: func(ctx context.Context, e memory.FoldEvent) { folds++ }})
+	_, views := growth(t, f, turns)
+	for i, v := range views {
+		if n := c.Messages(v); n > trigger {
+			t.Errorf("turn %d: the view costs %d tokens, the trigger is %d", i, n, trigger)
+		}
+	}
+	t.Logf("%d folds in %d turns (%d tokens a turn)", folds, turns, turn)
+	if got := moves(views); got != folds {
+		t.Errorf("the view's beginning moved %d times, want once per fold (%d)", got, folds)
+	}
+	// A fold brings the view to about Target (trigger/2): the next one is trigger/2 later.
+	if most := turns*turn/(trigger/2-2*turn) + 1; folds == 0 || folds > most {
+		t.Errorf("%d folds in %d turns, want 1 to %d", folds, turns, most)
+	}
+}
