@@ -60,7 +60,8 @@ type WindowOptions struct {
 // of the messages around it, tool results excepted): as the session grows, that turn stays
 // the first one until it is older than MaxTurns turns, or a turn with a smaller fingerprint
 // becomes a candidate. It needs no turn number, which a session loaded in part does not
-// have. With a Budget, the window follows the turns in order from the oldest it may keep and
+// have. (Turns that are byte for byte the same, tool call ids included, have the same
+// fingerprint: a session of nothing else would move the window on every turn, as before.) With a Budget, the window follows the turns in order from the oldest it may keep and
 // cuts as Target says, so the cut for a history is the one for its previous turns unless the
 // budget forced it to move. That walk looks up the count of every message it passes (the
 // Counter caches them): with a Budget alone, the whole history on every request, about 0.4
