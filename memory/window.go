@@ -61,7 +61,7 @@ type WindowOptions struct {
 // the first one until it is older than MaxTurns turns, or a turn with a smaller fingerprint
 // becomes a candidate. It needs no turn number, which a session loaded in part does not
 // have. (Turns that are byte for byte the same, tool call ids included, have the same
-// fingerprint: a session of nothing else would move the window on every turn, as before.) With a Budget, the window follows the turns in order from the oldest it may keep and
+// fingerprint: a session of nothing else moves the window on every turn, as Block 1 does.) With a Budget, the window follows the turns in order from the oldest it may keep and
 // cuts as Target says, so the cut for a history is the one for its previous turns unless the
 // budget forced it to move. That walk looks up the count of every message it passes (the
 // Counter caches them): with a Budget alone, the whole history on every request, about 0.4
