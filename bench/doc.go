@@ -11,5 +11,7 @@
 // OpenTelemetry requirements conflict). The benchmarks are in bench_test.go (BenchmarkRatio
 // and BenchmarkRatioHTTP are the ones BENCHMARKS.md reports: go run ./cmd/report regenerates
 // it), the behaviour table (emission order, unknown tool, malformed arguments) in
-// behaviour_test.go.
+// behaviour_test.go. The prompt-cache workload (cache.go, cacheways.go: how much of each
+// request a provider's prompt cache serves, per context strategy and peer) counts tokens and
+// times nothing: TestCacheable checks it, and go run ./cmd/report -cache writes its table.
 package bench

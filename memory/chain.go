@@ -14,7 +14,10 @@ import (
 //
 // A good order folds first (the summarizer then reads the turns whole), clears the old tool
 // results of what is left, and ends with a Window as the hard limit, which also covers the
-// requests where Fold's summarizer failed:
+// requests where Fold's summarizer failed. Give the Window a Budget above Fold's Trigger, so
+// that it cuts only when a fold failed: each strategy keeps the beginning of the view stable
+// between its own cuts, and a window cutting often under the fold would move it. On the
+// prompt-cache workload of BENCHMARKS.md this chain costs the least of the strategies:
 //
 //	memory.Chain(
 //		memory.Fold(memory.FoldOptions{Trigger: 60_000, Keep: 4, Summarizer: s}),

@@ -24,6 +24,15 @@ const ClearedContent = "[tool result cleared to save context: %d characters]"
 // placeholder is left as it is. Old tool results are usually the bulk of an agent's context
 // and rarely needed again; when one is, [RecallTool] finds it in the store.
 //
+// Results are cleared in blocks, to keep the prompt cache warm (a cleared result changes the
+// request from there on): the results of the latest keep turns are never cleared, those
+// older than the latest 2×keep+1 turns always are, and the boundary between them moves every
+// keep+2 turns, by as many, rather than on every turn. It is a turn number — the boundaries
+// are the multiples of keep+2, counted from the first user message — so it is the same after
+// a restart or in another process. (A transcript loaded in part would shift the count:
+// ClearToolResults is no agentkit.TurnLimiter, and neither is a Chain, so RunSession loads
+// the whole session for them.)
+//
 // keep < 1 means 1: the results of the current turn, which the model is working with, are
 // never cleared. Messages before the first user message are never changed.
 func ClearToolResults(keep int) agentkit.ContextStrategy {
@@ -35,6 +44,7 @@ type clearResults struct{ keep int }
 func (c clearResults) Apply(ctx context.Context, session string, msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
 	l := newLayout(msgs)
 	u := l.keepFrom(c.keep) // 0 when there are no more than keep turns, or none
+	u -= u % (c.keep + 2)   // a multiple of keep+2: it moves every keep+2 turns
 	var out []openai.ChatCompletionMessage
 	for i := l.first + 1; u > 0 && i < l.start(u); i++ {
 		if msgs[i].Role != openai.ChatMessageRoleTool {

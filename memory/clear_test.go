@@ -15,18 +15,21 @@ import (
 )
 
 func TestClearToolResults(t *testing.T) {
-	msgs := syntheticConversation(4, 2) // 4 turns of 8 messages: user, (assistant, tool, tool)×2, answer
+	msgs := syntheticConversation(9, 2) // 9 turns of 8 messages: user, (assistant, tool, tool)×2, answer
 	ts := turnStarts(msgs)
 	tests := []struct {
 		name    string
 		keep    int
 		clearTo int // tool results before this index are cleared
 	}{
-		{"keep 1", 1, ts[3]},
-		{"keep 2", 2, ts[2]},
-		{"keep 0 means 1", 0, ts[3]},
-		{"keep all", 4, 0},
-		{"keep more than all", 9, 0},
+		// The boundary is the latest multiple of keep+2 at least keep turns from the end.
+		{"keep 1", 1, ts[6]},
+		{"keep 2", 2, ts[4]},
+		{"keep 3", 3, ts[5]},
+		{"keep 0 means 1", 0, ts[6]},
+		{"keep 7: the boundary is at 0", 7, 0},
+		{"keep all", 9, 0},
+		{"keep more than all", 12, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,6 +73,8 @@ func TestClearToolResultsKeepsShortAndHeadResults(t *testing.T) {
 		call("b"), {Role: "tool", ToolCallID: "b", MultiContent: []openai.ChatMessagePart{{Type: "text", Text: long}}},
 		{Role: "user", Content: "q2"},
 		call("c"), result("c", long),
+		{Role: "user", Content: "q3"},
+		{Role: "user", Content: "q4"}, // the boundary of keep 1 is at 3 turns
 	}
 	got, err := memory.ClearToolResults(1).Apply(context.Background(), "", msgs)
 	if err != nil {
@@ -77,6 +82,7 @@ func TestClearToolResultsKeepsShortAndHeadResults(t *testing.T) {
 	}
 	want := cat(msgs)
 	want[7] = openai.ChatCompletionMessage{Role: "tool", ToolCallID: "b", Content: "[tool result cleared to save context: 200 characters]"}
+	want[10].Content = "[tool result cleared to save context: 200 characters]"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("view (-want +got):\n%s", diff)
 	}

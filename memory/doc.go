@@ -18,7 +18,7 @@
 // that importing memory never links the SQLite driver); memory/memorytest is the conformance
 // kit for other stores. With a [Window] of MaxTurns as the Context, a store that is an
 // agentkit.RecentLoader (both are) reads only the first user message and the turns the window
-// sends, so a run costs the same at turn 1,000 as at turn 20.
+// may send (and the one before them), so a run costs the same at turn 1,000 as at turn 20.
 //
 // Both stores keep paused runs too (agentkit.Pause): each is an agentkit.Ledger, for
 // agentkit.Options.Ledger (Resume claims a pause there, so it runs once), and an
@@ -50,6 +50,18 @@
 //     decisions taken, the open items — written by a [Summarizer] (a model call by default,
 //     [ModelSummarizer]), incrementally and in batches, so that summarizing is rare.
 //   - [Chain] composes them: Chain(Fold(…), ClearToolResults(2), Window(…)).
+//
+// Each keeps the prompt cache warm. Providers bill the part of a request that repeats the
+// previous request's beginning at a tenth of the price or less (OpenAI from 1,024 tokens on,
+// in steps of 128), so a strategy that changed the front of the view on every request would
+// pay for all of it every time. The strategies change it in blocks instead, at boundaries
+// that stay put between two cuts: Window drops turns many at a time (WindowOptions.Block,
+// Target), ClearToolResults clears results every few turns, Fold folds a batch down to its
+// Target; between two cuts each request's view begins with the previous one's, message for
+// message, so the same bytes are sent. The boundaries are decided from the history alone, no
+// state kept, so they are the same after a restart, in another process, and (for Window) in
+// a session loaded in part. BENCHMARKS.md measures it on a 200-turn conversation: every
+// strategy keeps more than 85% of the prompt tokens cacheable.
 //
 // A budget smaller than what must be kept is an error wrapping [ErrBudgetTooSmall], never a
 // silent overflow; a failed summary leaves the request unfolded. Every view passes

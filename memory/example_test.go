@@ -102,7 +102,9 @@ func Example() {
 	// Messages in the store: 12
 }
 
-// Window keeps the system prompt, the first user message and the latest turns that fit.
+// Window keeps the system prompt, the first user message and the latest turns that fit. When
+// the history passes the budget (80 tokens), old turns are dropped in a block, down to
+// Target (half the budget by default), so that the next requests repeat this one's beginning.
 func ExampleWindow() {
 	msgs := []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleSystem, Content: "You are a helpful assistant."},
@@ -122,41 +124,36 @@ func ExampleWindow() {
 	// Output:
 	// [0] system: You are a helpful assistant.
 	// [1] user: Plan a trip to Beijing.
-	// [2] user: Next Monday, for three days.
-	// [3] assistant: Day 1: the Forbidden City. Day 2: the Great Wall. Day 3: the Summer Palace.
-	// [4] user: Swap days 2 and 3.
+	// [2] user: Swap days 2 and 3.
 }
 
-// ClearToolResults keeps every call answered while old results shrink to a placeholder.
+// ClearToolResults keeps every call answered while old results shrink to a placeholder. It
+// clears in blocks, so that requests keep repeating their beginning for the prompt cache: with
+// keep 1, the results of the turns before a multiple of 3 turns.
 func ExampleClearToolResults() {
-	call := func(id, city string) openai.ChatCompletionMessage {
-		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{
-			{ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"` + city + `"}`}},
-		}}
-	}
-	result := func(id, text string) openai.ChatCompletionMessage {
-		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: text}
-	}
 	long := strings.Repeat("sunny, 26°C; ", 10)
-	msgs := []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleUser, Content: "Beijing?"},
-		call("call_1", "Beijing"), result("call_1", long),
-		{Role: openai.ChatMessageRoleAssistant, Content: "Sunny."},
-		{Role: openai.ChatMessageRoleUser, Content: "Shanghai?"},
-		call("call_2", "Shanghai"), result("call_2", long),
+	var msgs []openai.ChatCompletionMessage
+	for i, city := range []string{"Beijing", "Shanghai", "Guangzhou", "Shenzhen"} {
+		id := fmt.Sprintf("call_%d", i+1)
+		msgs = append(msgs,
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: city + "?"},
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{
+				{ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"` + city + `"}`}},
+			}},
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: long},
+		)
 	}
 	view, _ := memory.ClearToolResults(1).Apply(context.Background(), "", msgs)
-	fmt.Print(agentkit.FormatTranscript(view))
+	for _, m := range view {
+		if m.Role == openai.ChatMessageRoleTool {
+			fmt.Println(m.ToolCallID+":", m.Content[:min(len(m.Content), 60)])
+		}
+	}
 	// Output:
-	// [0] user: Beijing?
-	// [1] assistant:
-	//     -> get_weather({"city":"Beijing"}) [call_1]
-	// [2] tool (call_1): [tool result cleared to save context: 130 characters]
-	// [3] assistant: Sunny.
-	// [4] user: Shanghai?
-	// [5] assistant:
-	//     -> get_weather({"city":"Shanghai"}) [call_2]
-	// [6] tool (call_2): sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C;
+	// call_1: [tool result cleared to save context: 130 characters]
+	// call_2: [tool result cleared to save context: 130 characters]
+	// call_3: [tool result cleared to save context: 130 characters]
+	// call_4: sunny, 26°C; sunny, 26°C; sunny, 26°C; sunny, 26°C; sunn
 }
 
 // Counting the tokens of a request offline.
@@ -172,9 +169,10 @@ func ExampleCounter() {
 }
 
 // A session of 30 turns, sent through a window of the latest 3 turns: the window is an
-// agentkit.TurnLimiter and the store an agentkit.RecentLoader, so from turn 4 on the store
-// loads only the first user message and the latest turns, and a run costs the same however
-// long the session grows. The store keeps it all.
+// agentkit.TurnLimiter and the store an agentkit.RecentLoader, so from turn 5 on the store
+// loads only the first user message and the latest turns (one more than the window sends: its
+// choice of where to start reads the turn before), and a run costs the same however long the
+// session grows. The store keeps it all.
 func ExampleWindow_longSession() {
 	ctx := context.Background()
 	store := memory.NewInMemory()
@@ -202,6 +200,6 @@ func ExampleWindow_longSession() {
 	fmt.Println("stored:", len(stored), "messages")
 	// Output:
 	// last request: 6 messages
-	// last run: 7 messages in Result.Messages, 53 left out
+	// last run: 9 messages in Result.Messages, 51 left out
 	// stored: 60 messages
 }

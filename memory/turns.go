@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"slices"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -59,4 +61,30 @@ func (l *layout) unitAt(i int) int {
 		return u
 	}
 	return -1
+}
+
+// stableCut returns the unit, among lo..hi (1 <= lo <= hi < len(units)), at which a strategy
+// cuts: the one whose boundary has the least fingerprint, the leftmost on ties. The choice
+// depends on the content around the boundaries, not on their positions, so that it holds as
+// the history grows, across restarts and processes, and in a transcript loaded in part (whose
+// first turns are not the session's): while the range lo..hi slides forward by one turn per
+// turn, its minimum stays where it is until it leaves the range, or a smaller one enters it,
+// on average every (hi-lo+2)/2 turns rather than every turn (the "winnowing" of Schleimer,
+// Wilkerson and Aiken, 2003). A boundary's fingerprint covers the turn before it and the user
+// message that starts the next one, but no tool result's content, which ClearToolResults
+// changes.
+func (l *layout) stableCut(msgs []openai.ChatCompletionMessage, lo, hi int) int {
+	best, bestFP := lo, uint64(0)
+	for u := lo; u <= hi; u++ {
+		h := fnv.New64a()
+		var b [8]byte
+		for i := max(l.start(u-1), l.first); i <= l.start(u) && i < l.n; i++ {
+			binary.LittleEndian.PutUint64(b[:], fingerprint(&msgs[i]))
+			h.Write(b[:])
+		}
+		if fp := h.Sum64(); u == lo || fp < bestFP {
+			best, bestFP = u, fp
+		}
+	}
+	return best
 }

@@ -36,7 +36,7 @@ func TestWindow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := cat(msgs)
-			got, err := memory.Window(memory.WindowOptions{Budget: tt.budget, Counter: c}).Apply(context.Background(), "s", in)
+			got, err := memory.Window(memory.WindowOptions{Budget: tt.budget, Target: tt.budget, Counter: c}).Apply(context.Background(), "s", in)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -112,7 +112,8 @@ func TestViewsHaveNoSpareCapacity(t *testing.T) {
 }
 
 func TestWindowPanicsOnBadOptions(t *testing.T) {
-	for _, o := range []memory.WindowOptions{{}, {Budget: -1}, {MaxTurns: -1}, {Budget: 100, MaxTurns: -1}} {
+	for _, o := range []memory.WindowOptions{{}, {Budget: -1}, {MaxTurns: -1}, {Budget: 100, MaxTurns: -1},
+		{MaxTurns: 4, Block: -1}, {Budget: 100, Target: -1}, {Budget: 100, Target: 101}, {MaxTurns: 4, Target: 1}} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -137,12 +138,12 @@ func TestWindowMaxTurns(t *testing.T) {
 		want []openai.ChatCompletionMessage
 	}{
 		{"one turn", memory.WindowOptions{MaxTurns: 1}, keepLast(1)},
-		{"three turns", memory.WindowOptions{MaxTurns: 3}, keepLast(3)},
-		{"four turns: the first turn's replies count as one", memory.WindowOptions{MaxTurns: 4}, keepLast(4)},
+		{"three turns", memory.WindowOptions{MaxTurns: 3, Block: 1}, keepLast(3)},
+		{"four turns: the first turn's replies count as one", memory.WindowOptions{MaxTurns: 4, Block: 1}, keepLast(4)},
 		{"five turns: everything", memory.WindowOptions{MaxTurns: 5}, msgs},
 		{"more turns than there are", memory.WindowOptions{MaxTurns: 50}, msgs},
-		{"a budget for two turns under a count of four", memory.WindowOptions{MaxTurns: 4, Budget: c.Messages(keepLast(2)), Counter: c}, keepLast(2)},
-		{"a count of two under a budget for everything", memory.WindowOptions{MaxTurns: 2, Budget: c.Messages(msgs), Counter: c}, keepLast(2)},
+		{"a budget for two turns under a count of four", memory.WindowOptions{MaxTurns: 4, Block: 1, Budget: c.Messages(keepLast(2)), Target: c.Messages(keepLast(2)), Counter: c}, keepLast(2)},
+		{"a count of two under a budget for everything", memory.WindowOptions{MaxTurns: 2, Block: 1, Budget: c.Messages(msgs), Counter: c}, keepLast(2)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,7 +39,7 @@ func TestRunSessionAcrossProcesses(t *testing.T) {
 			Instructions: "You are a weather assistant.",
 			Tools:        []*tool.Tool{weather, memory.RecallTool(store, nil)},
 			Memory:       store,
-			Context:      memory.Window(memory.WindowOptions{Budget: 100_000, MaxTurns: 2}),
+			Context:      memory.Window(memory.WindowOptions{Budget: 100_000, MaxTurns: 1}), // loads 1 turn before its own
 		})
 		res, err := agent.RunSession(ctx, "u", input)
 		if err != nil {

@@ -203,8 +203,8 @@ func testRecentLikeWhole(t *testing.T, newStore func(t *testing.T) agentkit.Memo
 		omitted = max(omitted, got[k].omitted)
 	}
 	// The last run finds turns-1 stored turns, turns-2 after the first; it loads
-	// MaxTurns-1 of them (at least one).
-	if wantOmitted := turns-2 > max(window.MaxTurns-1, 1); (omitted > 0) != wantOmitted {
+	// TurnLimit-1 = MaxTurns of them.
+	if wantOmitted := turns-2 > window.MaxTurns; (omitted > 0) != wantOmitted {
 		t.Errorf("largest Result.Omitted = %d; want omissions: %v", omitted, wantOmitted)
 	}
 }

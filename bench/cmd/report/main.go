@@ -5,8 +5,9 @@
 //
 // It runs BenchmarkRatio and BenchmarkRatioHTTP -count times (the interleaved ratios to the
 // hand-written floor), BenchmarkSleep once (wall time of timers, not load-sensitive), and
-// TestBehaviour, in both modules; it prints the benchmarks' output to stderr as they run and
-// keeps it in a file outside the repository (-raw).
+// TestBehaviour, in both modules, and the prompt-cache workload (bench.CacheWays: -cache
+// redoes only its section of the page, in place, in seconds); it prints the benchmarks'
+// output to stderr as they run and keeps it in a file outside the repository (-raw).
 package main
 
 import (
@@ -28,7 +29,15 @@ func main() {
 	benchtime := flag.String("benchtime", "1s", "go test -benchtime of the ratio benchmarks")
 	out := flag.String("out", "../BENCHMARKS.md", "the page to write")
 	raw := flag.String("raw", filepath.Join(os.TempDir(), "bench-report.txt"), "where to keep the benchmarks' output")
+	cache := flag.Bool("cache", false, "only redo the prompt-cache section of the page, in place (seconds)")
 	flag.Parse()
+	if *cache {
+		if err := cacheOnly(*out); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := report(*count, *benchtime, *out, *raw); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
@@ -61,6 +70,7 @@ func report(count int, benchtime, out, raw string) error {
 		return err
 	}
 	stores := storeBenchmarks(count, benchtime, log)
+	cache := cacheRows()
 	var behaviour bytes.Buffer
 	for _, dir := range []string{".", "adk"} {
 		if err := goCommand(dir, io.MultiWriter(&behaviour, rawFile), "test", "-count", "1", "-run", "^TestBehaviour$", "-v", "."); err != nil {
@@ -73,7 +83,7 @@ func report(count int, benchtime, out, raw string) error {
 		return fmt.Errorf("no benchmark results in the output (kept in %s)", raw)
 	}
 	m.cpu = res.cpu
-	page := render(res, m, versions(), behaviourRows(behaviour.String()), stores)
+	page := render(res, m, versions(), behaviourRows(behaviour.String()), stores, cache)
 	if err := os.WriteFile(out, []byte(page), 0o644); err != nil {
 		return err
 	}
