@@ -1,0 +1,2 @@
+// Package temporal runs toolcall's agent loop as a Temporal workflow.
+package temporal
