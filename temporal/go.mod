@@ -11,6 +11,7 @@ require (
 	github.com/toolcall/toolcall v0.0.0-00010101000000-000000000000
 	go.temporal.io/api v1.64.3
 	go.temporal.io/sdk v1.51.0
+	go.uber.org/goleak v1.3.0
 )
 
 require (

@@ -37,10 +37,12 @@ func counted(name string, n *atomic.Int32, opts ...tool.Options) *tool.Tool {
 	}, opts...)
 }
 
+func quietLogger() tlog.Logger { return tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)) }
+
 func run(t *testing.T, a *Agent, in Input, setup func(env *testsuite.TestWorkflowEnvironment)) (*Result, *testsuite.TestWorkflowEnvironment) {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
-	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	s.SetLogger(quietLogger())
 	env := s.NewTestWorkflowEnvironment()
 	a.Register(env)
 	if setup != nil {
