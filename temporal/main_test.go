@@ -109,7 +109,13 @@ func startDevServer() (stop func(), err error) {
 	cmd := exec.Command(bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(ports[0]),
 		"--http-port", fmt.Sprint(ports[1]), "--metrics-port", fmt.Sprint(ports[2]), "--headless",
 		"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error")
-	cmd.Stderr = os.Stderr // its banner on stdout is dropped
+	logFile, err := os.Create(filepath.Join(dir, "server.log"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return stop, err
+	}
+	defer logFile.Close() // the child holds its own descriptor
+	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = dieWithParent()
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
@@ -142,8 +148,9 @@ func startDevServer() (stop func(), err error) {
 		}
 		select {
 		case <-ctx.Done():
+			b, _ := os.ReadFile(logFile.Name())
 			stop()
-			return func() {}, fmt.Errorf("the dev server did not start: %w", err)
+			return func() {}, fmt.Errorf("the dev server did not start: %w; its log:\n%s", err, b)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

@@ -183,6 +183,7 @@ func TestServerWorkerKilledMidTool(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"record": 1, "hang": 1, "fetch": 2}, lines(t, logPath)); diff != "" {
 		t.Errorf("runs per tool (-want +got):\n%s", diff)
 	}
+	checkHistory(t, c, killAgent(os.DevNull, false), run.GetID(), run.GetRunID(), "kill.json")
 }
 
 // TestServerCancelReachesTool: canceling the workflow cancels the running tool's context
