@@ -62,8 +62,9 @@ type Options struct {
 	BlobThreshold int
 	// ContinueAfter is the number of model calls after which a run continues as new (the
 	// transcript, its counters and the loop guard carried over), so that a long session's
-	// history stays small; a run also continues as new when Temporal suggests it. Zero means
-	// 100.
+	// history stays small; a run also continues as new when Temporal suggests it (its
+	// history's size or length). Each model call's input is the whole transcript, so a
+	// history grows with the square of the turns: keep this small. Zero means 20.
 	ContinueAfter int
 }
 
@@ -95,7 +96,7 @@ func New(agent *agentkit.Agent, opts *Options) *Agent {
 	for _, d := range []struct {
 		p *int
 		v int
-	}{{&o.ModelAttempts, 5}, {&o.ToolAttempts, 3}, {&o.BlobThreshold, 256 << 10}, {&o.ContinueAfter, 100}} {
+	}{{&o.ModelAttempts, 5}, {&o.ToolAttempts, 3}, {&o.BlobThreshold, 256 << 10}, {&o.ContinueAfter, 20}} {
 		if *d.p <= 0 {
 			*d.p = d.v
 		}

@@ -164,8 +164,8 @@ func TestServerWorkerKilledMidTool(t *testing.T) {
 		if n["record"] != 1 || n["hang"] != 1 || n["fetch"] != 1 {
 			return false
 		}
-		d, err := c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
-		return err == nil && len(d.PendingActivities) == 2
+		d, err := c.DescribeWorkflow(ctx, run.GetID(), run.GetRunID())
+		return err == nil && len(d.RawResponse.GetPendingActivities()) == 2
 	})
 	kill1(os.Kill)
 	stop2 := startWorker(t, queue, logPath, false)

@@ -166,11 +166,11 @@ func start(ctx context.Context, c client.Client, cfg config, words []string, std
 			fmt.Fprintf(stdout, "decide with: go run . decide -id %s -approve\n", run.GetID())
 			return nil
 		}
-		d, err := c.DescribeWorkflowExecution(ctx, run.GetID(), "")
+		d, err := c.DescribeWorkflow(ctx, run.GetID(), "")
 		if err != nil {
 			return err
 		}
-		if d.WorkflowExecutionInfo.GetCloseTime() != nil {
+		if d.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() != nil {
 			return printResult(ctx, c, cfg.id, stdout)
 		}
 		select {
