@@ -19,7 +19,7 @@ const (
 	// UnknownOutcome is the result of a call whose worker was lost while it ran (its
 	// heartbeat or start-to-close timeout passed) and that is not retried: it may have run in
 	// part, in full, or not at all.
-	UnknownOutcome = "error: this call is not known to have completed: the worker running it stopped responding while it ran, and it is not run again because running it twice may not be safe. It may or may not have taken effect: check before calling it again, or tell the user."
+	UnknownOutcome = "error: this call is not known to have completed: it ran out of time, or the worker running it stopped responding, before it finished, and it is not run again because running it twice may not be safe. It may or may not have taken effect: check before calling it again, or tell the user."
 	// undelivered is the start of the result of a call whose activity failed otherwise.
 	undelivered = "error: the call could not be run to the end: "
 )
@@ -196,7 +196,7 @@ func (w *wf) runCalls(ctx workflow.Context, iter int, calls []callSpec, plan age
 		case !plan.Run[i]:
 			out[i] = callOut{Kind: plan.Refusal.Kind, Content: plan.Refusal.Content}
 		case futures[i] != nil:
-			out[i] = callResult(calls[i].Name, futures[i].Get(ctx, &out[i]), out[i])
+			out[i] = callResult(calls[i].Name, calls[i].Idempotent, futures[i].Get(ctx, &out[i]), out[i])
 		}
 	}
 	for i, c := range calls {
@@ -205,20 +205,23 @@ func (w *wf) runCalls(ctx workflow.Context, iter int, calls []callSpec, plan age
 		case ctx.Err() != nil:
 			out[i] = callOut{Kind: tool.KindCanceled, Content: "error: the call to " + c.Name + " was canceled before it finished."}
 		default:
-			out[i] = callResult(c.Name, start(i).Get(ctx, &out[i]), out[i])
+			out[i] = callResult(c.Name, c.Idempotent, start(i).Get(ctx, &out[i]), out[i])
 		}
 	}
 	return out
 }
 
-// callResult is the result the model reads of a call whose activity ended with err.
-func callResult(name string, err error, out callOut) callOut {
+// callResult is the result the model reads of a call whose activity ended with err; an
+// idempotent call was attempted Options.ToolAttempts times.
+func callResult(name string, idempotent bool, err error, out callOut) callOut {
 	var te *temporal.TimeoutError
 	switch {
 	case err == nil:
 		return out
 	case temporal.IsCanceledError(err):
 		return callOut{Kind: tool.KindCanceled, Content: "error: the call to " + name + " was canceled before it finished."}
+	case errors.As(err, &te) && te.TimeoutType() != enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START && idempotent:
+		return callOut{Kind: tool.KindTimeout, Content: "error: the call to " + name + " did not complete: it was attempted again each time it ran out of time or its worker stopped responding, and never finished. Try again later, or tell the user."}
 	case errors.As(err, &te) && te.TimeoutType() != enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
 		return callOut{Kind: tool.KindTimeout, Content: UnknownOutcome}
 	}
@@ -259,7 +262,7 @@ func (w *wf) decide(ctx workflow.Context, iter int, results []callOut) {
 	for _, i := range at {
 		if f := futures[i]; f != nil {
 			var out callOut
-			results[i] = callResult(results[i].Pending.Name, f.Get(ctx, &out), out)
+			results[i] = callResult(results[i].Pending.Name, false, f.Get(ctx, &out), out)
 		}
 	}
 }
