@@ -26,6 +26,7 @@ type modelOut struct {
 	Message      openai.ChatCompletionMessage `json:"message"`
 	FinishReason openai.FinishReason          `json:"finish_reason,omitempty"`
 	Usage        agentkit.Usage               `json:"usage"`
+	Cost         agentkit.Cost                `json:"cost"`
 	Answer       string                       `json:"answer,omitempty"`
 	Calls        []callSpec                   `json:"calls,omitempty"`
 }
@@ -58,6 +59,7 @@ type callOut struct {
 	Kind    tool.Kind             `json:"kind,omitempty"`
 	Content string                `json:"content"`
 	Fatal   string                `json:"fatal,omitempty"` // the error of a tool.Fatal failure
+	Cost    agentkit.Cost         `json:"cost"`            // what the call reported (agentkit.ReportCost)
 	Pending *agentkit.PendingCall `json:"pending,omitempty"`
 }
 
@@ -72,7 +74,7 @@ func (a *Agent) model(ctx context.Context, in modelIn) (modelOut, error) {
 	if err != nil {
 		return modelOut{}, modelError(stop, err)
 	}
-	out := modelOut{Message: mt.Message, FinishReason: mt.Step.FinishReason, Usage: mt.Step.Usage, Answer: mt.Answer}
+	out := modelOut{Message: mt.Message, FinishReason: mt.Step.FinishReason, Usage: mt.Step.Usage, Cost: mt.Step.Cost, Answer: mt.Answer}
 	for _, c := range mt.Calls {
 		s := callSpec{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 		if c.Tool != nil {
@@ -149,7 +151,7 @@ func (a *Agent) run(ctx context.Context, call func(context.Context) agentkit.Cal
 	if err := ctx.Err(); err != nil && rec.Result.Kind == tool.KindCanceled {
 		return callOut{}, err // the activity was canceled: the workflow records it so
 	}
-	out := callOut{Kind: rec.Result.Kind}
+	out := callOut{Kind: rec.Result.Kind, Cost: rec.Cost}
 	switch {
 	case rec.Result.Kind == tool.KindPending:
 		pc := agentkit.PendingOf(rec)

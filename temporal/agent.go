@@ -128,6 +128,8 @@ type Input struct {
 	Iterations int `json:"iterations,omitempty"`
 	// Usage is the token usage before.
 	Usage agentkit.Usage `json:"usage"`
+	// Cost is the cost before.
+	Cost agentkit.Cost `json:"cost"`
 	// Guard is the loop guard's state.
 	Guard agentkit.GuardState `json:"guard"`
 }
@@ -159,6 +161,9 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 	// Usage sums the token usage of every model call.
 	Usage agentkit.Usage `json:"usage"`
+	// Cost sums the cost of every model call (agentkit.Options.Prices) and what the tool
+	// calls reported (agentkit.ReportCost), as agentkit.Result.Cost does.
+	Cost agentkit.Cost `json:"cost"`
 	// Iterations is the number of model calls made.
 	Iterations int `json:"iterations"`
 }

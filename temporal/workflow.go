@@ -37,7 +37,7 @@ type wf struct {
 // model call and each tool call an activity.
 func (a *Agent) Workflow(ctx workflow.Context, in Input) (*Result, error) {
 	w := &wf{a: a, guard: in.Guard}
-	w.res = Result{Messages: in.Messages, New: in.New, Usage: in.Usage, Iterations: in.Iterations}
+	w.res = Result{Messages: in.Messages, New: in.New, Usage: in.Usage, Cost: in.Cost, Iterations: in.Iterations}
 	if !in.Continued {
 		w.res.Messages, w.res.New = a.agent.Begin(in.Messages)
 	}
@@ -50,7 +50,7 @@ func (a *Agent) Workflow(ctx workflow.Context, in Input) (*Result, error) {
 	for turns := 0; ; turns++ {
 		if info := workflow.GetInfo(ctx); turns > 0 && (turns >= a.opts.ContinueAfter || info.GetContinueAsNewSuggested()) {
 			return nil, workflow.NewContinueAsNewError(ctx, WorkflowName, Input{
-				Messages: w.res.Messages, Continued: true, New: w.res.New, Iterations: w.res.Iterations, Usage: w.res.Usage, Guard: w.guard,
+				Messages: w.res.Messages, Continued: true, New: w.res.New, Iterations: w.res.Iterations, Usage: w.res.Usage, Cost: w.res.Cost, Guard: w.guard,
 			})
 		}
 		if stop, err := w.iterate(ctx, w.res.Iterations+1); stop != "" {
@@ -102,6 +102,7 @@ func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error
 	}
 	w.res.Iterations = iter
 	w.res.Usage.Add(out.Usage)
+	w.res.Cost.Add(out.Cost)
 	if len(out.Calls) == 0 {
 		w.res.Output = out.Answer
 		if final {
@@ -121,6 +122,7 @@ func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error
 	}
 	stop, stopErr := plan.Stop, plan.Err
 	for i, r := range results {
+		w.res.Cost.Add(r.Cost)
 		if r.Fatal != "" && stop == "" {
 			stop, stopErr = agentkit.StopFatalTool, fmt.Errorf("agentkit: tool %s: %w", out.Calls[i].Name, errors.New(r.Fatal))
 		}

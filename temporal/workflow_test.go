@@ -264,10 +264,18 @@ func TestWorkflowCancel(t *testing.T) {
 	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "block", `{"city":"x"}`)))
 	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{block}}), &Options{HeartbeatTimeout: time.Second})
 	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
-		env.RegisterDelayedCallback(func() {
-			<-started
-			env.CancelWorkflow()
-		}, time.Millisecond)
+		// The callback runs on the environment's loop, which the activity needs too: it
+		// must not block, so it looks again later until the tool has started.
+		var cancelOnceStarted func()
+		cancelOnceStarted = func() {
+			select {
+			case <-started:
+				env.CancelWorkflow()
+			default:
+				env.RegisterDelayedCallback(cancelOnceStarted, time.Millisecond)
+			}
+		}
+		env.RegisterDelayedCallback(cancelOnceStarted, time.Millisecond)
 	})
 	if res == nil {
 		t.Fatal("the workflow failed")
@@ -357,5 +365,33 @@ func TestWorkflowLargeResultByReference(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, toolContents(model.Requests()[1].Messages)); diff != "" {
 		t.Errorf("what the model read (-want +got):\n%s", diff)
+	}
+}
+
+// TestWorkflowCost: the Result sums the priced model calls and the costs tools report, as
+// agentkit.Result.Cost does.
+func TestWorkflowCost(t *testing.T) {
+	var calls atomic.Int32
+	model := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		msg := openai.ChatCompletionMessage{Role: "assistant", Content: "done"}
+		if calls.Add(1) == 1 {
+			msg = openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "paid", Arguments: "{}"}}}}
+		}
+		return openai.ChatCompletionResponse{Model: "m", Choices: []openai.ChatCompletionChoice{{Message: msg}}, Usage: openai.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}}, nil
+	})
+	paid := tool.New("paid", "a paid API", func(ctx context.Context, _ struct{}) (string, error) {
+		agentkit.ReportCost(ctx, agentkit.Cost{Amount: 0.5})
+		return "ok", nil
+	})
+	a := New(agentkit.New(model, &agentkit.Options{Model: "m", Tools: []*tool.Tool{paid}, Prices: agentkit.Prices{"m": {Input: 1e6}}}), nil)
+	res, _ := run(t, a, NewInput("go"), nil)
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	if got, want := res.Cost, (agentkit.Cost{Amount: 20.5}); got != want {
+		t.Errorf("Cost = %+v, want %+v", got, want)
+	}
+	if got := res.Usage.TotalTokens; got != 24 {
+		t.Errorf("TotalTokens = %d, want 24", got)
 	}
 }
