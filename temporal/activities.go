@@ -70,7 +70,9 @@ func (a *Agent) model(ctx context.Context, in modelIn) (modelOut, error) {
 	if err != nil {
 		return modelOut{}, err // retried: a store may be back
 	}
-	mt, stop, err := a.agent.ModelTurn(ctx, msgs, in.Iteration, in.Final)
+	var mt agentkit.ModelTurn
+	var stop agentkit.StopReason
+	heartbeating(ctx, func() { mt, stop, err = a.agent.ModelTurn(ctx, msgs, in.Iteration, in.Final) })
 	if err != nil {
 		return modelOut{}, modelError(stop, err)
 	}
@@ -123,10 +125,10 @@ func (a *Agent) approved(ctx context.Context, in approvedIn) (callOut, error) {
 	})
 }
 
-// run runs a call, heartbeating every third of the heartbeat timeout until it returns: the
-// heartbeats tell the server the worker lives, and bring back a cancellation, which cancels
-// ctx.
-func (a *Agent) run(ctx context.Context, call func(context.Context) agentkit.CallRecord) (callOut, error) {
+// heartbeating runs f, heartbeating every third of the activity's heartbeat timeout until it
+// returns: the heartbeats tell the server the worker lives, and bring back a cancellation,
+// which cancels ctx.
+func heartbeating(ctx context.Context, f func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	if hb := activity.GetInfo(ctx).HeartbeatTimeout; hb > 0 {
@@ -145,9 +147,15 @@ func (a *Agent) run(ctx context.Context, call func(context.Context) agentkit.Cal
 			}
 		})
 	}
-	rec := call(ctx)
+	f()
 	close(done)
 	wg.Wait()
+}
+
+// run runs a call, heartbeating.
+func (a *Agent) run(ctx context.Context, call func(context.Context) agentkit.CallRecord) (callOut, error) {
+	var rec agentkit.CallRecord
+	heartbeating(ctx, func() { rec = call(ctx) })
 	if err := ctx.Err(); err != nil && rec.Result.Kind == tool.KindCanceled {
 		return callOut{}, err // the activity was canceled: the workflow records it so
 	}

@@ -46,9 +46,9 @@ type Options struct {
 	ModelAttempts int
 	// ToolTimeout bounds one attempt of a tool call (start-to-close). Zero means 10 minutes.
 	ToolTimeout time.Duration
-	// HeartbeatTimeout is how long a tool call's worker may stay silent before the call is
-	// taken for lost (its worker died): a tool activity heartbeats every third of it while
-	// the tool runs. It is also how soon a cancellation reaches a running tool. Zero means
+	// HeartbeatTimeout is how long a model or tool call's worker may stay silent before the
+	// call is taken for lost (its worker died): an activity heartbeats every third of it
+	// while the call runs. It is also how soon a cancellation reaches a running tool. Zero means
 	// 30 seconds.
 	HeartbeatTimeout time.Duration
 	// ToolAttempts is the attempts of a call of an idempotent or read-only tool

@@ -83,6 +83,15 @@
 // Options.ContinueAfter model calls, or when the server suggests it, the run continues as new,
 // carrying the transcript, the counters and the loop guard in its Input.
 //
+// # What the workflow leaves out
+//
+// Of agentkit.Options, the workflow does not apply Output (typed answers), Budget and
+// agentkit.WithBudget, RunMiddleware, Memory and the session entry points (the workflow's
+// history is the session: continue a conversation by starting a run on Result.Messages plus
+// the next user message), nor Ledger and PauseKey, which it does not need. OnEvent and
+// Logger receive what each activity emits — model requests and responses, tool starts and
+// ends — in the worker process that ran it; there is no run-level event.
+//
 // # Streaming
 //
 // Not offered, by choice. A workflow's history records results, not progress: streaming

@@ -158,6 +158,7 @@ func modelStop(ctx workflow.Context, err error) (agentkit.StopReason, error) {
 func (w *wf) modelOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: w.a.opts.ModelTimeout,
+		HeartbeatTimeout:    w.a.opts.HeartbeatTimeout, // a lost worker's call is tried again sooner
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: int32(w.a.opts.ModelAttempts)},
 	})
 }
