@@ -234,3 +234,53 @@ func TestServerCancelReachesTool(t *testing.T) {
 		t.Errorf("tool results = %q", got)
 	}
 }
+
+// TestServerContinuesAsNew: on the real server, a run past Options.ContinueAfter continues as
+// new, run after run, and the last one's Result holds the whole transcript; the client's Get
+// follows the chain.
+func TestServerContinuesAsNew(t *testing.T) {
+	c := needServer(t)
+	model := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		n := len(toolContents(req.Messages))
+		msg := openai.ChatCompletionMessage{Role: "assistant", Content: fmt.Sprintf("done after %d", n)}
+		if n < 3 {
+			msg = openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: fmt.Sprint("c", n), Type: "function", Function: openai.FunctionCall{Name: "step", Arguments: fmt.Sprintf(`{"n":%d}`, n)}}}}
+		}
+		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg}}}, nil
+	})
+	step := tool.New("step", "a step", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return fmt.Sprint("step ", in.N), nil
+	})
+	queue := "can-" + t.Name()
+	w := worker.New(c, queue, worker.Options{})
+	New(agentkit.New(model, &agentkit.Options{Instructions: "sys", Tools: []*tool.Tool{step}}), &Options{ContinueAfter: 1}).Register(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "can-test", TaskQueue: queue}, WorkflowName, NewInput("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	if err := c.GetWorkflow(ctx, run.GetID(), "").Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Output != "done after 3" || res.Iterations != 4 {
+		t.Errorf("Output, Iterations = %q, %d; want done after 3, 4", res.Output, res.Iterations)
+	}
+	if diff := cmp.Diff([]string{"step 0", "step 1", "step 2"}, toolContents(res.Messages)); diff != "" {
+		t.Errorf("tool results (-want +got):\n%s", diff)
+	}
+	d, err := c.DescribeWorkflow(ctx, run.GetID(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.RawResponse.GetWorkflowExecutionInfo().GetExecution().GetRunId() == run.GetRunID() {
+		t.Error("the latest run is the first: the workflow never continued as new")
+	}
+}
