@@ -1,0 +1,271 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/tool"
+)
+
+// Contents the model reads for calls whose activity gave no result.
+const (
+	// UnknownOutcome is the result of a call whose worker was lost while it ran (its
+	// heartbeat or start-to-close timeout passed) and that is not retried: it may have run in
+	// part, in full, or not at all.
+	UnknownOutcome = "error: this call is not known to have completed: it ran out of time, or the worker running it stopped responding, before it finished, and it is not run again because running it twice may not be safe. It may or may not have taken effect: check before calling it again, or tell the user."
+	// undelivered is the start of the result of a call whose activity failed otherwise.
+	undelivered = "error: the call could not be run to the end: "
+)
+
+// wf is the state of one workflow run.
+type wf struct {
+	a       *Agent
+	res     Result
+	guard   agentkit.GuardState
+	pending []agentkit.PendingCall // the calls waiting for a decision; nil when none
+	decided []agentkit.Decision    // the decisions received for them
+}
+
+// Workflow is the run workflow, registered as WorkflowName by Register: the agent loop, each
+// model call and each tool call an activity.
+func (a *Agent) Workflow(ctx workflow.Context, in Input) (*Result, error) {
+	w := &wf{a: a, guard: in.Guard}
+	w.res = Result{Messages: in.Messages, New: in.New, Usage: in.Usage, Cost: in.Cost, Iterations: in.Iterations}
+	if !in.Continued {
+		w.res.Messages, w.res.New = a.agent.Begin(in.Messages)
+	}
+	if err := w.handlers(ctx); err != nil {
+		return nil, err
+	}
+	if err := agentkit.ValidateHistory(w.res.Messages); err != nil {
+		return w.stop(agentkit.StopInvalidHistory, fmt.Errorf("%w: %w", agentkit.ErrInvalidHistory, err))
+	}
+	for turns := 0; ; turns++ {
+		if info := workflow.GetInfo(ctx); turns > 0 && (turns >= a.opts.ContinueAfter || info.GetContinueAsNewSuggested()) {
+			return nil, workflow.NewContinueAsNewError(ctx, WorkflowName, Input{
+				Messages: w.res.Messages, Continued: true, New: w.res.New, Iterations: w.res.Iterations, Usage: w.res.Usage, Cost: w.res.Cost, Guard: w.guard,
+			})
+		}
+		if stop, err := w.iterate(ctx, w.res.Iterations+1); stop != "" {
+			return w.stop(stop, err)
+		}
+	}
+}
+
+// handlers sets the update and the queries.
+func (w *wf) handlers(ctx workflow.Context) error {
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDecide, func(ctx workflow.Context, ds []agentkit.Decision) error {
+		w.decided = ds
+		return nil
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, ds []agentkit.Decision) error {
+		if len(w.pending) == 0 || w.decided != nil {
+			return errors.New("temporal: no call waits for a decision")
+		}
+		return agentkit.CheckDecisions(w.pending, ds)
+	}})
+	if err == nil {
+		err = workflow.SetQueryHandler(ctx, QueryPending, func() ([]agentkit.PendingCall, error) { return w.pending, nil })
+	}
+	if err == nil {
+		err = workflow.SetQueryHandler(ctx, QueryTranscript, func() ([]openai.ChatCompletionMessage, error) { return w.res.Messages, nil })
+	}
+	return err
+}
+
+func (w *wf) stop(stop agentkit.StopReason, err error) (*Result, error) {
+	w.res.Stop = stop
+	if err != nil {
+		w.res.Error = err.Error()
+	}
+	return &w.res, nil
+}
+
+// iterate makes model call iter and runs the calls of its reply, as agentkit's loop does. It
+// returns why the run stops, or "" for another iteration.
+func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error) {
+	limit, finalAnswer := w.a.agent.MaxIterations()
+	final := iter > limit
+	if final && !finalAnswer {
+		return agentkit.StopIterationLimit, agentkit.ErrIterationLimit
+	}
+	var out modelOut
+	err := workflow.ExecuteActivity(w.modelOptions(ctx), modelActivity, modelIn{Messages: w.res.Messages, Iteration: iter, Final: final}).Get(ctx, &out)
+	if err != nil {
+		return modelStop(ctx, err)
+	}
+	w.res.Iterations = iter
+	w.res.Usage.Add(out.Usage)
+	w.res.Cost.Add(out.Cost)
+	if len(out.Calls) == 0 {
+		w.res.Output = out.Answer
+		if final {
+			return agentkit.StopIterationLimit, nil
+		}
+		return agentkit.StopAnswered, nil
+	}
+	w.res.Messages = append(w.res.Messages, out.Message)
+	calls := make([]tool.Call, len(out.Calls))
+	for i, c := range out.Calls {
+		calls[i] = tool.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+	}
+	plan := w.a.agent.PlanTurn(&w.guard, final, out.FinishReason, calls)
+	results := w.runCalls(ctx, iter, out.Calls, plan)
+	if plan.Stop == "" && ctx.Err() == nil {
+		w.decide(ctx, iter, results)
+	}
+	stop, stopErr := plan.Stop, plan.Err
+	for i, r := range results {
+		w.res.Cost.Add(r.Cost)
+		if r.Fatal != "" && stop == "" {
+			stop, stopErr = agentkit.StopFatalTool, fmt.Errorf("agentkit: tool %s: %w", out.Calls[i].Name, errors.New(r.Fatal))
+		}
+	}
+	if stop == "" && ctx.Err() != nil {
+		stop, stopErr = agentkit.StopCanceled, fmt.Errorf("agentkit: %w", ctx.Err())
+	}
+	for i, r := range results {
+		if r.Kind == tool.KindPending { // a run that stops does not wait
+			results[i] = callOut{Kind: tool.KindNotExecuted, Content: "error: not executed: the run stopped before this call was decided."}
+		}
+		content := results[i].Content
+		if content == "" {
+			content = tool.EmptyContent
+		}
+		w.res.Messages = append(w.res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: out.Calls[i].ID, Content: content})
+	}
+	return stop, stopErr
+}
+
+// modelStop says why the run stops on a failed model activity.
+func modelStop(ctx workflow.Context, err error) (agentkit.StopReason, error) {
+	var ae *temporal.ApplicationError
+	switch {
+	case ctx.Err() != nil || temporal.IsCanceledError(err):
+		return agentkit.StopCanceled, fmt.Errorf("agentkit: %w", workflow.ErrCanceled)
+	case errors.As(err, &ae) && ae.Type() != "":
+		return agentkit.StopReason(ae.Type()), errors.New(ae.Message())
+	}
+	return agentkit.StopModelError, fmt.Errorf("agentkit: model call: %w", err)
+}
+
+func (w *wf) modelOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: w.a.opts.ModelTimeout,
+		HeartbeatTimeout:    w.a.opts.HeartbeatTimeout, // a lost worker's call is tried again sooner
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: int32(w.a.opts.ModelAttempts)},
+	})
+}
+
+// toolOptions returns the context of a call's activity: retried when its tool is idempotent,
+// attempted once otherwise; heartbeating; and waited for when the run is canceled, so that the
+// cancellation reaches the tool and the run ends after it.
+func (w *wf) toolOptions(ctx workflow.Context, idempotent bool) workflow.Context {
+	attempts := 1
+	if idempotent {
+		attempts = w.a.opts.ToolAttempts
+	}
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: w.a.opts.ToolTimeout,
+		HeartbeatTimeout:    w.a.opts.HeartbeatTimeout,
+		WaitForCancellation: true,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: int32(attempts)},
+	})
+}
+
+// runCalls runs the calls plan lets run, and returns every call's result in emission order.
+// The calls of tools that are not Sequential are scheduled at once (their futures are read
+// in order: the results' order does not depend on when they end); sequential calls then run
+// one by one.
+func (w *wf) runCalls(ctx workflow.Context, iter int, calls []callSpec, plan agentkit.TurnPlan) []callOut {
+	out := make([]callOut, len(calls))
+	futures := make([]workflow.Future, len(calls))
+	start := func(i int) workflow.Future {
+		return workflow.ExecuteActivity(w.toolOptions(ctx, calls[i].Idempotent), toolActivity, toolIn{Iteration: iter, Call: calls[i]})
+	}
+	for i, c := range calls {
+		if plan.Run[i] && !c.Sequential {
+			futures[i] = start(i)
+		}
+	}
+	for i := range calls {
+		switch {
+		case !plan.Run[i]:
+			out[i] = callOut{Kind: plan.Refusal.Kind, Content: plan.Refusal.Content}
+		case futures[i] != nil:
+			out[i] = callResult(calls[i].Name, calls[i].Idempotent, futures[i].Get(ctx, &out[i]), out[i])
+		}
+	}
+	for i, c := range calls {
+		switch {
+		case !plan.Run[i] || !c.Sequential:
+		case ctx.Err() != nil:
+			out[i] = callOut{Kind: tool.KindCanceled, Content: "error: the call to " + c.Name + " was canceled before it finished."}
+		default:
+			out[i] = callResult(c.Name, c.Idempotent, start(i).Get(ctx, &out[i]), out[i])
+		}
+	}
+	return out
+}
+
+// callResult is the result the model reads of a call whose activity ended with err; an
+// idempotent call was attempted Options.ToolAttempts times.
+func callResult(name string, idempotent bool, err error, out callOut) callOut {
+	var te *temporal.TimeoutError
+	switch {
+	case err == nil:
+		return out
+	case temporal.IsCanceledError(err):
+		return callOut{Kind: tool.KindCanceled, Content: "error: the call to " + name + " was canceled before it finished."}
+	case errors.As(err, &te) && te.TimeoutType() != enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START && idempotent:
+		return callOut{Kind: tool.KindTimeout, Content: "error: the call to " + name + " did not complete: it was attempted again each time it ran out of time or its worker stopped responding, and never finished. Try again later, or tell the user."}
+	case errors.As(err, &te) && te.TimeoutType() != enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
+		return callOut{Kind: tool.KindTimeout, Content: UnknownOutcome}
+	}
+	return callOut{Kind: tool.KindToolError, Content: undelivered + err.Error()}
+}
+
+// decide waits, when calls of the turn are pending, for the decisions (UpdateDecide), and
+// replaces the pending results with the decided ones: approved calls run, in parallel, the
+// others are answered as agentkit.Resume answers them. A canceled run stops waiting.
+func (w *wf) decide(ctx workflow.Context, iter int, results []callOut) {
+	var at []int
+	for i, r := range results {
+		if r.Kind == tool.KindPending && r.Pending != nil {
+			w.pending = append(w.pending, *r.Pending)
+			at = append(at, i)
+		}
+	}
+	if len(at) == 0 {
+		return
+	}
+	defer func() { w.pending, w.decided = nil, nil }()
+	if workflow.Await(ctx, func() bool { return w.decided != nil }) != nil {
+		return // canceled: the pending calls are answered not executed
+	}
+	byID := map[string]agentkit.Decision{}
+	for _, d := range w.decided {
+		byID[d.CallID] = d
+	}
+	futures := map[int]workflow.Future{}
+	for k, i := range at {
+		c, d := w.pending[k], byID[w.pending[k].ID]
+		if res, ok := agentkit.Decided(c, d); ok {
+			results[i] = callOut{Kind: res.Kind, Content: res.Content}
+			continue
+		}
+		futures[i] = workflow.ExecuteActivity(w.toolOptions(ctx, false), approvedActivity, approvedIn{Iteration: iter, Pending: c, Decision: d})
+	}
+	for _, i := range at {
+		if f := futures[i]; f != nil {
+			var out callOut
+			results[i] = callResult(results[i].Pending.Name, false, f.Get(ctx, &out), out)
+		}
+	}
+}
