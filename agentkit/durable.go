@@ -101,6 +101,24 @@ func (a *Agent) PlanTurn(guard *GuardState, final bool, finish openai.FinishReas
 	return p
 }
 
+// RunOnly returns the names of the agent's options that only Run and its siblings apply and
+// that a loop built from these blocks would leave out, in this order: "Output" (a typed
+// answer), "Budget" (a run budget; agentkit.WithBudget is read by Run too), "RunMiddleware".
+// An engine that cannot apply them refuses such an agent rather than run it without them.
+func (a *Agent) RunOnly() []string {
+	var out []string
+	if a.opts.Output != nil {
+		out = append(out, "Output")
+	}
+	if a.opts.Budget != (Budget{}) {
+		out = append(out, "Budget")
+	}
+	if len(a.opts.RunMiddleware) > 0 {
+		out = append(out, "RunMiddleware")
+	}
+	return out
+}
+
 // MaxIterations returns the agent's bound on model calls (Options.MaxIterations, 8 when
 // zero), and whether it makes the final tool-free request (Options.FinalAnswerOnLimit).
 func (a *Agent) MaxIterations() (int, bool) { return a.opts.MaxIterations, a.opts.FinalAnswerOnLimit }

@@ -155,3 +155,27 @@ func TestBegin(t *testing.T) {
 		t.Errorf("Begin with a system prompt = %v", msgs)
 	}
 }
+
+// RunOnly names the options an outside loop would leave out, so that an engine can refuse
+// an agent that sets them.
+func TestRunOnly(t *testing.T) {
+	out := agentkit.Output[durableIn](nil)
+	pass := func(next agentkit.RunFunc) agentkit.RunFunc { return next }
+	for _, tc := range []struct {
+		name string
+		opts agentkit.Options
+		want []string
+	}{
+		{"none", agentkit.Options{MaxIterations: 3, FinalAnswerOnLimit: true}, nil},
+		{"output", agentkit.Options{Output: out}, []string{"Output"}},
+		{"budget", agentkit.Options{Budget: agentkit.Budget{Tokens: 10}}, []string{"Budget"}},
+		{"all", agentkit.Options{Output: out, Budget: agentkit.Budget{WallTime: 1}, RunMiddleware: []agentkit.RunMiddleware{pass}}, []string{"Output", "Budget", "RunMiddleware"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := agentkit.New(agentkittest.New(t), &tc.opts).RunOnly()
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("RunOnly (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -76,10 +77,15 @@ type Agent struct {
 	opts  Options
 }
 
-// New returns the durable form of agent. It panics when agent is nil.
+// New returns the durable form of agent. It panics when agent is nil, or sets an option
+// the workflow does not apply (agentkit.Agent.RunOnly: Output, Budget, RunMiddleware), which
+// a run would otherwise go without, silently.
 func New(agent *agentkit.Agent, opts *Options) *Agent {
 	if agent == nil {
 		panic("temporal.New: nil *agentkit.Agent")
+	}
+	if names := agent.RunOnly(); len(names) > 0 {
+		panic("temporal.New: the agent sets agentkit.Options." + strings.Join(names, ", ") + ", which the workflow does not apply (see the package doc)")
 	}
 	var o Options
 	if opts != nil {

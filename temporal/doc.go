@@ -86,7 +86,8 @@
 // # What the workflow leaves out
 //
 // Of agentkit.Options, the workflow does not apply Output (typed answers), Budget and
-// agentkit.WithBudget, RunMiddleware, Memory and the session entry points (the workflow's
+// agentkit.WithBudget, RunMiddleware — New refuses an agent that sets the first three, which
+// would change what a run returns or may spend — Memory and the session entry points (the workflow's
 // history is the session: continue a conversation by starting a run on Result.Messages plus
 // the next user message), nor Ledger and PauseKey, which it does not need. OnEvent and
 // Logger receive what each activity emits — model requests and responses, tool starts and

@@ -395,3 +395,15 @@ func TestWorkflowCost(t *testing.T) {
 		t.Errorf("TotalTokens = %d, want 24", got)
 	}
 }
+
+// New refuses an agent whose options the workflow would leave out, naming them.
+func TestNewRefusesRunOnlyOptions(t *testing.T) {
+	a := agentkit.New(agentkittest.New(t), &agentkit.Options{Budget: agentkit.Budget{ModelCalls: 3}})
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "Options.Budget") {
+			t.Errorf("New panicked with %q, want it to name Options.Budget", msg)
+		}
+	}()
+	New(a, nil)
+}
