@@ -25,21 +25,29 @@
 //     alike (connect-go's interceptor shape), so none turns streaming off. A run whose calls
 //     need a person's approval (or a deferred tool's result) pauses with a signed, versioned
 //     state and resumes exactly once, in another process if need be (Agent.Resume,
-//     ResumeSession); tools whose list changes (an MCP server's) are a Toolset.
+//     ResumeSession); tools whose list changes (an MCP server's) are a Toolset. A typed
+//     final answer (Options.Output, agentkit.Output[T]) is repaired and validated by tool's
+//     stages; cost comes from a price table the caller supplies (Options.Prices), never as 0
+//     when unknown, and one run budget (Options.Budget) bounds model calls, tool calls,
+//     tokens, cost and wall time.
 //   - middleware: tool middleware (Timeout on context.WithTimeout, Truncate, Structure,
 //     WrapErrors, Retry, Allow/Deny, Check, Approve, RequireApproval, When, Log) and model middleware (ModelRetry
 //     with Retry-After, ModelTimeout, ModelLog); middleware/otelgenai adds OpenTelemetry spans.
 //   - memory: sessions for RunSession (InMemory; memory/sqlite on disk, fenced for several
 //     processes), offline token counting, and context strategies (Window, ClearToolResults,
 //     Fold) that keep long conversations within budget without separating a tool call from
-//     its results; memory/memorytest is the conformance kit for stores.
+//     its results, and that move the front of a request in blocks so the provider's prompt
+//     cache stays warm; memory/memorytest is the conformance kit for stores.
 //   - openaichat: the HTTP Model — the chat-completions wire with go-openai's types, plus what
 //     they cannot carry: provider extras sent back unchanged (agentkit.ProviderExtras), SSE
 //     error events, [DONE] told from a cut connection, request extras (prompt_cache_key,
 //     OpenRouter's routing and reasoning options), usage as reported, bounded replies.
 //   - agentkit/agentkittest: a scripted model (plain and streaming) for tests.
-//   - mcp (a module of its own, on the official MCP go-sdk): any MCP server's tools in an
-//     agent (mcp.Connect), and tools and agents served over MCP (mcp.NewServer).
+//   - trace: a run, or a stored session, as one self-contained HTML page.
+//   - Modules of their own, so that their dependencies stay out of the SDK's: mcp (on the
+//     official MCP go-sdk: any MCP server's tools in an agent, and tools and agents served
+//     over MCP), memory/postgres and memory/redis (session stores for a fleet), temporal
+//     (the loop as a Temporal workflow: model and tool calls as activities).
 //
 // A quick start:
 //
