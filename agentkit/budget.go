@@ -4,14 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/tool"
 )
 
 // Budget bounds what one run may spend (Options.Budget, or per run [WithBudget]). A zero
-// field is no limit; the zero Budget limits nothing.
+// field is no limit; the zero Budget limits nothing. A negative field (or a NaN Cost) is a
+// limit already exhausted, not no limit: a budget computed as what a user may spend minus
+// what they spent stops the run once they are over. (A remaining budget of exactly 0 is
+// no limit, as every zero field: give such a run a negative one, or do not start it.)
 //
 // The model-call, token, cost and wall-time limits are checked before each model call, on
 // what the run used so far; the tool-call limit before a turn's calls run. The first limit
@@ -121,15 +127,16 @@ type budgetKey struct{}
 // and their streamed forms) has budget b instead of Options.Budget, whole (a zero field of b
 // is no limit, whatever the agent's): how a service gives each request a budget of its
 // own. The run takes it for itself: the runs of agents it calls as tools (Agent.Tool) have
-// their own agents' budgets.
+// their own agents' budgets. A RunMiddleware may set it too: the run's budget is the one
+// of the context the innermost RunMiddleware passes on.
 func WithBudget(ctx context.Context, b Budget) context.Context {
 	return context.WithValue(ctx, budgetKey{}, &b)
 }
 
-// begin starts the run's clock and takes its budget from ctx (Options.Budget when ctx has
-// none), returning ctx without it.
-func (r *run) begin(ctx context.Context) context.Context {
-	r.began, r.budget = time.Now(), r.a.opts.Budget
+// takeBudget takes the run's budget from ctx, the context Options.RunMiddleware passes on
+// (Options.Budget when ctx has none), returning ctx without it.
+func (r *run) takeBudget(ctx context.Context) context.Context {
+	r.budget = r.a.opts.Budget
 	if b, ok := ctx.Value(budgetKey{}).(*Budget); ok && b != nil {
 		r.budget = *b
 		ctx = context.WithValue(ctx, budgetKey{}, (*Budget)(nil))
@@ -169,16 +176,16 @@ func (r *run) exhausted(iter int) *BudgetError {
 	}
 	var limit BudgetLimit
 	switch {
-	case b.ModelCalls > 0 && used.ModelCalls >= b.ModelCalls:
+	case b.ModelCalls != 0 && used.ModelCalls >= b.ModelCalls:
 		limit = LimitModelCalls
-	case b.ToolCalls > 0 && r.toolsOut:
+	case b.ToolCalls != 0 && r.toolsOut:
 		limit = LimitToolCalls
-	case b.Tokens > 0 && used.Tokens >= b.Tokens:
+	case b.Tokens != 0 && used.Tokens >= b.Tokens:
 		limit = LimitTokens
-	case b.Cost > 0 && (!r.res.Cost.Known() || used.Cost >= b.Cost*(1-1e-9)):
+	case b.Cost != 0 && (math.IsNaN(b.Cost) || !r.res.Cost.Known() || used.Cost >= b.Cost*(1-1e-9)):
 		// (A sum of float prices drifts by its last bits: 999 calls of 1e-5 reach 0.00999.)
 		limit = LimitCost
-	case b.WallTime > 0 && used.WallTime >= b.WallTime:
+	case b.WallTime != 0 && used.WallTime >= b.WallTime:
 		limit = LimitWallTime
 	default:
 		return nil
@@ -200,8 +207,8 @@ type toolQuota struct {
 
 // quota returns the tool quota of a turn whose calls the loop refuses with refused.
 func (r *run) quota(refused func(i int) (tool.Result, bool)) toolQuota {
-	q := toolQuota{refused: refused, left: -1, max: r.budget.ToolCalls}
-	if q.max > 0 {
+	q := toolQuota{refused: refused, left: -1, max: max(r.budget.ToolCalls, 0)}
+	if r.budget.ToolCalls != 0 {
 		q.left = max(q.max-r.toolCalls, 0)
 	}
 	return q
@@ -242,12 +249,25 @@ func (r *run) spent(ctx context.Context, t *turn, recs []CallRecord, q toolQuota
 	r.spendTools(ctx, sumCost(recs))
 }
 
-// spendTools adds what a turn's tools reported to the run's cost, and records it.
+// spendTools adds what a turn's tools reported to the run's cost, and records what no
+// sub-run recorded already.
 func (r *run) spendTools(ctx context.Context, c Cost) {
-	if c != (Cost{}) {
-		r.res.Cost.Add(c)
-		r.record(ctx, Spend{Cost: c})
+	r.res.Cost.Add(c)
+	r.spendMu.Lock()
+	own := r.own
+	r.own = Cost{}
+	r.spendMu.Unlock()
+	if own != (Cost{}) {
+		r.record(ctx, Spend{Cost: own})
 	}
+}
+
+// unrecorded adds to the run's next record what a tool call reported that is the run's to
+// record. Called by the calls' goroutines.
+func (r *run) unrecorded(c Cost) {
+	r.spendMu.Lock()
+	r.own.Add(c)
+	r.spendMu.Unlock()
 }
 
 // spendModel prices a model call, adds its usage and cost to the run's, records them, and
@@ -258,4 +278,26 @@ func (r *run) spendModel(ctx context.Context, u Usage, respModel, reqModel strin
 	r.res.Cost.Add(c)
 	r.record(ctx, Spend{Usage: u, Cost: c, ModelCalls: 1})
 	return c
+}
+
+// spendRejected spends a model call that failed with err after the provider generated a
+// reply, which it bills: a response without choices or over MaxReplyBytes (its usage
+// priced), or a stream that broke once open (its usage when it was reported, else a cost
+// unknown: tokens were generated). A call that failed otherwise spent nothing.
+func (r *run) spendRejected(ctx context.Context, err error, report *usageReport, resp openai.ChatCompletionResponse, reqModel string) (Usage, Cost) {
+	var se *StreamError
+	switch {
+	case errors.As(err, &se):
+		if u, ok := report.reported(); ok {
+			return u, r.spendModel(ctx, u, "", reqModel)
+		}
+		c := Cost{Unknown: 1}
+		r.res.Cost.Add(c)
+		r.record(ctx, Spend{Cost: c, ModelCalls: 1})
+		return Usage{}, c
+	case errors.Is(err, ErrNoChoices), errors.Is(err, ErrReplyTooLarge):
+		u := report.usage(resp.Usage)
+		return u, r.spendModel(ctx, u, resp.Model, reqModel)
+	}
+	return Usage{}, Cost{}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -339,5 +340,79 @@ func TestBudgetResume(t *testing.T) {
 	res, err := a.Resume(agentkit.WithBudget(context.Background(), agentkit.Budget{ToolCalls: 2}), res.Pause, []agentkit.Decision{{CallID: "c1", Approve: true}})
 	if res.Limit != agentkit.LimitToolCalls || res.Steps[1].Calls[0].Result.Kind != tool.KindNotExecuted {
 		t.Errorf("Resume = %q %q, %v; want the third tool call refused and the tool-call limit", res.Stop, res.Limit, err)
+	}
+}
+
+// A negative limit — a remaining budget computed as limit minus spent that went below zero —
+// is a limit already exhausted, never no limit: the run makes no model call (with
+// FinalAnswerOnLimit, only the final one). A NaN Cost is exhausted too.
+func TestBudgetNegative(t *testing.T) {
+	prices := agentkit.Prices{"m": {Input: 1, Output: 1}}
+	tests := []struct {
+		name      string
+		budget    agentkit.Budget
+		wantLimit agentkit.BudgetLimit
+	}{
+		{"model calls", agentkit.Budget{ModelCalls: -1}, agentkit.LimitModelCalls},
+		{"tool calls", agentkit.Budget{ToolCalls: -2}, agentkit.LimitToolCalls},
+		{"tokens", agentkit.Budget{Tokens: -100}, agentkit.LimitTokens},
+		{"cost", agentkit.Budget{Cost: -0.5}, agentkit.LimitCost},
+		{"cost NaN", agentkit.Budget{Cost: math.NaN()}, agentkit.LimitCost},
+		{"wall time", agentkit.Budget{WallTime: -time.Second}, agentkit.LimitWallTime},
+	}
+	for _, tt := range tests {
+		for _, final := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/final=%v", tt.name, final), func(t *testing.T) {
+				var ran []string
+				rec := tool.New("echo", "Echoes.", func(ctx context.Context, in struct {
+					N int `json:"n"`
+				}) (string, error) {
+					ran = append(ran, fmt.Sprint(in.N))
+					return "ok", nil
+				}, tool.Options{Sequential: true})
+				replies := looping(4, 10)
+				switch {
+				case final && tt.wantLimit == agentkit.LimitToolCalls: // a turn's call refused, then the final request
+					replies = []agentkittest.Reply{replies[0], agentkittest.Text("nothing left")}
+				case final:
+					replies = append([]agentkittest.Reply{agentkittest.Text("nothing left")}, replies...)
+				}
+				model := agentkittest.New(nil, replies...)
+				a := agentkit.New(model, &agentkit.Options{Model: "m", Prices: prices, Tools: []*tool.Tool{rec}, Budget: tt.budget, FinalAnswerOnLimit: final})
+				res, err := a.Run(context.Background(), "go")
+				if res.Stop != agentkit.StopBudget || res.Limit != tt.wantLimit {
+					t.Fatalf("Run = %q %q, %v; want StopBudget %q", res.Stop, res.Limit, err, tt.wantLimit)
+				}
+				wantCalls := 0
+				if final {
+					wantCalls = 1 // the final request
+				}
+				if tt.wantLimit == agentkit.LimitToolCalls {
+					wantCalls++ // a tool-call limit is found exhausted by the turn that asks for a call
+				}
+				if got := len(model.Requests()); got != wantCalls {
+					t.Errorf("%d model calls, want %d", got, wantCalls)
+				}
+				if len(ran) != 0 {
+					t.Errorf("tools ran %v, want none", ran)
+				}
+			})
+		}
+	}
+}
+
+// A budget a RunMiddleware gives the run with WithBudget (a per-tenant policy) is the run's:
+// the middleware's context is the one the run inherits.
+func TestWithBudgetInRunMiddleware(t *testing.T) {
+	model := agentkittest.New(t, looping(1, 10)...)
+	perTenant := func(next agentkit.RunFunc) agentkit.RunFunc {
+		return func(ctx context.Context) (*agentkit.Result, error) {
+			return next(agentkit.WithBudget(ctx, agentkit.Budget{ModelCalls: 1}))
+		}
+	}
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{echoTool()}, RunMiddleware: []agentkit.RunMiddleware{perTenant}})
+	res, err := a.Run(context.Background(), "go")
+	if res.Stop != agentkit.StopBudget || len(model.Requests()) != 1 {
+		t.Errorf("Run = %q after %d calls, %v; want StopBudget after 1", res.Stop, len(model.Requests()), err)
 	}
 }

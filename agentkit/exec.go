@@ -162,7 +162,7 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 		r.emit(ctx, Event{Kind: EventToolStart, Iteration: iter, Call: &c})
 	}
 	ctx, progress := r.withProgress(ctx, iter, call)
-	ctx, costs := withCostReport(ctx)
+	ctx, costs := r.withCostReport(ctx)
 	start := time.Now()
 	func() {
 		defer func() {
@@ -174,7 +174,10 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 		}()
 		rec.Result = r.a.handler(ctx, call)
 	}()
-	rec.Duration, rec.Cost = time.Since(start), costs.end()
+	var own Cost
+	rec.Duration = time.Since(start)
+	rec.Cost, own = costs.end()
+	r.unrecorded(own)
 	if r.approved != nil {
 		rec.Result = r.approved(rec)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -97,14 +98,20 @@ type run struct {
 	began     time.Time
 	toolCalls int
 	toolsOut  bool
+	// What the tool calls of the turn reported that the run is to record (meter.go), and
+	// the tool call of another run this run is inside, if it is (an agent used as a tool).
+	spendMu sync.Mutex
+	own     Cost
+	caller  *costReport
 }
 
 // start runs body, the run's work, through Options.RunMiddleware.
 func (r *run) start(ctx context.Context, body RunFunc) (*Result, error) {
 	// No approval of a caller's reaches this run (an agent used as a tool): only Resume
 	// approves, the calls of the turn it resumes.
-	ctx = r.begin(tool.WithApproved(ctx))
-	f := body
+	ctx, r.began = tool.WithApproved(ctx), time.Now()
+	r.caller, _ = ctx.Value(costKey{}).(*costReport)
+	f := func(ctx context.Context) (*Result, error) { return body(r.takeBudget(ctx)) }
 	mws := r.a.opts.RunMiddleware
 	for i := len(mws) - 1; i >= 0; i-- {
 		if mws[i] != nil {
@@ -406,10 +413,11 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		err = fmt.Errorf("%w: %d bytes, over the %d-byte bound (Options.MaxReplyBytes)", ErrReplyTooLarge, replySize(&resp.Choices[0].Message), r.a.opts.MaxReplyBytes)
 	}
 	if err != nil {
+		usage, cost := r.spendRejected(ctx, err, report, resp, req.Model)
 		if !errors.Is(err, ErrNoChoices) && !errors.Is(err, ErrReplyTooLarge) {
 			err = fmt.Errorf("agentkit: model call %d: %w", iter, err)
 		}
-		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Duration: dur, Err: err})
+		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Duration: dur, Err: err, Usage: usage, Cost: cost})
 		return openai.ChatCompletionMessage{}, nil, err
 	}
 	choice := resp.Choices[0]
