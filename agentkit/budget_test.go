@@ -416,3 +416,39 @@ func TestWithBudgetInRunMiddleware(t *testing.T) {
 		t.Errorf("Run = %q after %d calls, %v; want StopBudget after 1", res.Stop, len(model.Requests()), err)
 	}
 }
+
+// A turn whose calls went past the tool-call budget ends the run before its next model call;
+// when the turn also paused, the resumed run ends there too, as the run would have without
+// the pause — with FinalAnswerOnLimit, with the final request.
+func TestBudgetToolCallsOutAcrossPause(t *testing.T) {
+	pay := tool.New("pay", "Pays.", func(ctx context.Context, in struct{}) (string, error) { return "paid", nil }, tool.Options{RequireApproval: true})
+	for _, final := range []bool{false, true} {
+		t.Run(fmt.Sprintf("final=%v", final), func(t *testing.T) {
+			first := agentkittest.ToolCalls(agentkittest.CallID("p", "pay", `{}`), agentkittest.CallID("e1", "echo", `{"n":1}`), agentkittest.CallID("e2", "echo", `{"n":2}`))
+			model := agentkittest.New(nil, first, agentkittest.Text("what I know"), looping(1, 10)[0])
+			a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{pay, echoTool()}, Ledger: memory.NewInMemory(),
+				Budget: agentkit.Budget{ToolCalls: 2}, FinalAnswerOnLimit: final})
+			res, _ := a.Run(context.Background(), "go")
+			if res.Pause == nil {
+				t.Fatalf("Run = %q, want a pause", res.Stop)
+			}
+			if k := res.Pause.Results[1].Kind; k != tool.KindNotExecuted {
+				t.Fatalf("the third call's result kind = %q, want it refused for the budget", k)
+			}
+			res, err := a.Resume(context.Background(), res.Pause, []agentkit.Decision{{CallID: "p", Approve: true}})
+			if res.Stop != agentkit.StopBudget || res.Limit != agentkit.LimitToolCalls {
+				t.Errorf("Resume = %q %q, %v; want StopBudget %q", res.Stop, res.Limit, err, agentkit.LimitToolCalls)
+			}
+			wantCalls := 1
+			if final {
+				wantCalls = 2
+				if last := model.Requests()[len(model.Requests())-1]; last.ToolChoice != "none" {
+					t.Errorf("the resumed run's request has tool_choice %v, want the final tool-free one", last.ToolChoice)
+				}
+			}
+			if got := len(model.Requests()); got != wantCalls {
+				t.Errorf("%d model calls in all, want %d", got, wantCalls)
+			}
+		})
+	}
+}

@@ -143,7 +143,7 @@ func (a *Agent) claim(ctx context.Context, p *Pause, decisions []Decision) (*too
 func (r *run) adopt(p *Pause, box *toolbox) {
 	msgs := slices.Clone(p.Messages[:len(p.Messages)-1])
 	r.res = &Result{Messages: msgs, New: p.New, Omitted: p.Omitted, Usage: p.Usage, Cost: p.Cost, Iterations: p.Iteration}
-	r.toolCalls = p.ToolCalls
+	r.toolCalls, r.toolsOut = p.ToolCalls, p.ToolCallsOut
 	r.guard = loopGuard{prev: slices.Clone(p.Guard.Prev), repeats: p.Guard.Repeats}
 	r.box = box
 }
