@@ -58,7 +58,8 @@ type Budget struct {
 	// Cost bounds the run's cost (Result.Cost.Amount), in the currency of Options.Prices.
 	// A run whose cost is not known — a model call of a model the table has no price for —
 	// has exhausted a Cost limit: it could be over it, and the budget is a promise. The run
-	// stops before its next model call, with an error that says which models are unpriced.
+	// stops before its next model call, with an error that says how many parts are
+	// unpriced (Step.Cost and CallRecord.Cost say which).
 	Cost float64 `json:"cost,omitempty"`
 	// WallTime bounds the time since the run began (the call of Run, RunSession, Resume...).
 	WallTime time.Duration `json:"wall_time,omitempty"`
@@ -94,7 +95,8 @@ type BudgetError struct {
 	Used Budget
 	// Max is the budget.
 	Max Budget
-	// Unpriced is, for Limit LimitCost, the number of model calls that could not be priced.
+	// Unpriced is, for Limit LimitCost, the number of parts that could not be priced
+	// (Cost.Unknown).
 	Unpriced int
 }
 
@@ -111,7 +113,7 @@ func (e *BudgetError) Error() string {
 		used, max = e.Used.WallTime.Round(time.Millisecond), e.Max.WallTime
 	default:
 		if e.Unpriced > 0 {
-			return fmt.Sprintf("%v: cost unknown, limit %g: %d model calls have no price in Options.Prices", ErrBudgetExhausted, e.Max.Cost, e.Unpriced)
+			return fmt.Sprintf("%v: cost unknown, limit %g: %d unpriced (a model call without a price in Options.Prices, or a tool's report that was no amount; Step.Cost and CallRecord.Cost say which)", ErrBudgetExhausted, e.Max.Cost, e.Unpriced)
 		}
 		used, max = fmt.Sprintf("%.6g", e.Used.Cost), e.Max.Cost
 	}

@@ -56,7 +56,7 @@ func TestBudgetLimits(t *testing.T) {
 		{"tokens exactly reached", "m", agentkit.Budget{Tokens: 200}, 2, agentkit.LimitTokens, "tokens 200 of 200"},
 		// 100 tokens cost 0.0001: 0.00025 is crossed by call 3.
 		{"cost", "m", agentkit.Budget{Cost: 0.00025}, 3, agentkit.LimitCost, "cost 0.0003 of 0.00025"},
-		{"unknown cost stops a cost limit", "unpriced", agentkit.Budget{Cost: 100}, 1, agentkit.LimitCost, "cost unknown, limit 100: 1 model calls have no price"},
+		{"unknown cost stops a cost limit", "unpriced", agentkit.Budget{Cost: 100}, 1, agentkit.LimitCost, "cost unknown, limit 100: 1 unpriced (a model call without a price in Options.Prices"},
 		// Two tool calls a turn, five allowed: turn 3 runs one of its two, and the run stops.
 		{"tool calls", "m", agentkit.Budget{ToolCalls: 5}, 3, agentkit.LimitToolCalls, "tool calls 5 of 5"},
 		{"wall time", "m", agentkit.Budget{WallTime: time.Nanosecond}, 0, agentkit.LimitWallTime, "wall time"},

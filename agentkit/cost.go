@@ -97,7 +97,9 @@ func (c Cost) valid() Cost {
 type Cost struct {
 	// Amount is the sum of what could be priced.
 	Amount float64 `json:"amount"`
-	// Unknown counts the model calls that could not be priced (no price for their model).
+	// Unknown counts the parts that could not be priced: model calls of a model without a
+	// valid price, a stream that broke before its usage arrived, a tool's report that was
+	// no amount (see ReportCost).
 	Unknown int `json:"unknown,omitempty"`
 }
 
@@ -111,7 +113,7 @@ func (c *Cost) Add(o Cost) {
 	c.Unknown += o.Unknown
 }
 
-// String formats c: "0.0123", or "at least 0.0123 (2 calls unpriced)" when part is unknown.
+// String formats c: "0.0123", or "at least 0.0123 (2 unpriced)" when part is unknown.
 func (c Cost) String() string {
 	if c.Known() {
 		return fmt.Sprintf("%.6g", c.Amount)
