@@ -203,17 +203,42 @@ func (r *run) exhausted(iter int) *BudgetError {
 // loop's own refusals.
 type toolQuota struct {
 	refused func(i int) (tool.Result, bool) // the loop's
-	left    int                             // -1: no limit
+	out     []bool                          // out[i]: call i is past what is left; nil: no limit
 	max     int
 }
 
-// quota returns the tool quota of a turn whose calls the loop refuses with refused.
-func (r *run) quota(refused func(i int) (tool.Result, bool)) toolQuota {
-	q := toolQuota{refused: refused, left: -1, max: max(r.budget.ToolCalls, 0)}
-	if r.budget.ToolCalls != 0 {
-		q.left = max(q.max-r.toolCalls, 0)
+// quota returns the tool quota of a turn of calls, which the loop refuses with refused.
+// The calls it does not refuse take what is left in emission order; the output tool's
+// (Options.Output, OutputTool) is the run's answer and takes nothing.
+func (r *run) quota(calls []tool.Call, refused func(i int) (tool.Result, bool)) toolQuota {
+	q := toolQuota{refused: refused, max: max(r.budget.ToolCalls, 0)}
+	if r.budget.ToolCalls == 0 {
+		return q
+	}
+	left := max(q.max-r.toolCalls, 0)
+	q.out = make([]bool, len(calls))
+	for i, c := range calls {
+		if _, no := refused(i); no || r.isAnswer(c.Name) {
+			continue
+		}
+		q.out[i] = left == 0
+		left = max(left-1, 0)
 	}
 	return q
+}
+
+// isAnswer reports whether a call of name is the output tool's: the run's typed answer,
+// not a tool call the budget counts.
+func (r *run) isAnswer(name string) bool {
+	s := r.a.opts.Output
+	return s != nil && s.mode == OutputTool && name == s.t.Name()
+}
+
+// earlyOut reports whether call i of a turn still streaming, named name, may be past what
+// the budget has left: it then does not start early (the turn's quota decides once the
+// turn is whole, and never refuses a call this let start).
+func (r *run) earlyOut(i int, name string) bool {
+	return r.budget.ToolCalls != 0 && !r.isAnswer(name) && i >= max(r.budget.ToolCalls-r.toolCalls, 0)
 }
 
 // refuse is the turn's refusal of call i: the loop's, or the budget's.
@@ -228,24 +253,22 @@ func (q toolQuota) refuse(i int) (tool.Result, bool) {
 	return tool.Result{}, false
 }
 
-// over reports whether call i of the turn is past what the budget has left. The calls the
-// loop runs are a prefix of the turn (MaxToolCalls cuts its end), so i counts them.
-func (q toolQuota) over(i int) bool { return q.left >= 0 && i >= q.left }
+// over reports whether call i of the turn is past what the budget has left.
+func (q toolQuota) over(i int) bool { return i < len(q.out) && q.out[i] }
 
 // spent counts the turn's calls that ran (t started, or q did not refuse; not the pending
-// ones), and notes a call refused for the budget; what the tools reported is added to Result.Cost
-// and recorded.
+// ones, nor the output tool's), and notes a call refused for the budget; what the tools
+// reported is added to Result.Cost and recorded.
 func (r *run) spent(ctx context.Context, t *turn, recs []CallRecord, q toolQuota) {
 	for i := range recs {
 		_, no := q.refuse(i)
 		switch {
 		case recs[i].Result.Kind == tool.KindPending: // runs, and counts, once approved
+		case r.isAnswer(recs[i].Call.Name):
 		case !no || t.started[i] != nil:
 			r.toolCalls++
-		default:
-			if _, loop := q.refused(i); !loop && q.over(i) {
-				r.toolsOut = true
-			}
+		case q.over(i):
+			r.toolsOut = true
 		}
 	}
 	r.spendTools(ctx, sumCost(recs))

@@ -452,3 +452,37 @@ func TestBudgetToolCallsOutAcrossPause(t *testing.T) {
 		})
 	}
 }
+
+// The output tool of a typed run (OutputTool) is the run's answer, not a tool call of the
+// budget: a run that used its tool calls still ends with the answer it delivers through it,
+// and a turn that answers beside a call is refused only that call.
+func TestBudgetToolCallsOutputTool(t *testing.T) {
+	answer := agentkittest.Call(agentkit.DefaultOutputName, `{"city":"Paris","temp_c":26,"sky":"sunny"}`)
+	tests := []struct {
+		name    string
+		replies []agentkittest.Reply
+	}{
+		{"answer after the budget's calls", []agentkittest.Reply{
+			agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"Paris"}`)),
+			agentkittest.ToolCalls(answer)}},
+		{"answer first in a turn", []agentkittest.Reply{
+			agentkittest.ToolCalls(answer, agentkittest.Call("get_weather", `{"city":"Paris"}`))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ran []string
+			a := agentkit.New(agentkittest.New(t, tt.replies...), &agentkit.Options{Tools: []*tool.Tool{parisWeather(&ran)},
+				Output: agentkit.Output[forecast](nil), Budget: agentkit.Budget{ToolCalls: 1}})
+			res, err := a.Run(context.Background(), "Weather in Paris?")
+			if err != nil || res.Stop != agentkit.StopAnswered {
+				t.Fatalf("Run = %q %q, %v; want the typed answer", res.Stop, res.Limit, err)
+			}
+			if got, ok := agentkit.ValueOf[forecast](res); !ok || got.City != "Paris" {
+				t.Errorf("ValueOf = %+v, %v; want Paris", got, ok)
+			}
+			if diff := cmp.Diff([]string{"Paris"}, ran); diff != "" {
+				t.Errorf("get_weather calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

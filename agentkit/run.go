@@ -197,7 +197,7 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 	default:
 		refusal, all = notExecuted(tool.KindNotExecuted, tooManyContent(r.a.opts.MaxToolCalls)), false
 	}
-	q := r.quota(func(i int) (tool.Result, bool) {
+	q := r.quota(calls, func(i int) (tool.Result, bool) {
 		return refusal, all || i >= r.a.opts.MaxToolCalls
 	})
 	step.Calls = t.finish(calls, q.refuse)

@@ -242,7 +242,7 @@ func (r *run) early(ctx context.Context, t *turn, i int, c openai.ToolCall, fina
 	call := tool.Call{ID: t.ids[i], Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.box.byName[c.Function.Name]}
 	ready := call // the event's own: an OnEvent that edits it does not change the call started
 	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: t.iter, Call: &ready})
-	if final || r.a.opts.NoEarlyStart || i >= r.a.opts.MaxToolCalls || r.quota(nil).over(i) || !t.parallel(call) || r.guard.repeated(call) {
+	if final || r.a.opts.NoEarlyStart || i >= r.a.opts.MaxToolCalls || r.earlyOut(i, call.Name) || !t.parallel(call) || r.guard.repeated(call) {
 		return
 	}
 	t.start(i, call)
