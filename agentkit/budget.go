@@ -60,6 +60,13 @@ type Budget struct {
 	// has exhausted a Cost limit: it could be over it, and the budget is a promise. The run
 	// stops before its next model call, with an error that says how many parts are
 	// unpriced (Step.Cost and CallRecord.Cost say which).
+	//
+	// The limit holds for the agents the run calls as tools (Agent.Tool), whatever their own
+	// budgets: their model calls spend from what the run has left as they are made, and a
+	// sub-agent run stops before its next model call once the caller's cost reached it (a
+	// *BudgetError with Caller set, which the calling model reads as the tool's error).
+	// Sub-agents that run concurrently, in one turn, each may make the one call that crosses
+	// it. What their tools report (ReportCost) counts once their turn ended.
 	Cost float64 `json:"cost,omitempty"`
 	// WallTime bounds the time since the run began (the call of Run, RunSession, Resume...).
 	WallTime time.Duration `json:"wall_time,omitempty"`
@@ -98,6 +105,9 @@ type BudgetError struct {
 	// Unpriced is, for Limit LimitCost, the number of parts that could not be priced
 	// (Cost.Unknown).
 	Unpriced int
+	// Caller says that the limit was a caller's: the Cost limit of the run whose tool call
+	// this run is (an agent used as a tool), which Used.Cost and Max.Cost are then of.
+	Caller bool
 }
 
 func (e *BudgetError) Error() string {
@@ -116,6 +126,9 @@ func (e *BudgetError) Error() string {
 			return fmt.Sprintf("%v: cost unknown, limit %g: %d unpriced (a model call without a price in Options.Prices, or a tool's report that was no amount; Step.Cost and CallRecord.Cost say which)", ErrBudgetExhausted, e.Max.Cost, e.Unpriced)
 		}
 		used, max = fmt.Sprintf("%.6g", e.Used.Cost), e.Max.Cost
+		if e.Caller {
+			return fmt.Sprintf("%v: the calling run's cost %s of %v", ErrBudgetExhausted, used, max)
+		}
 	}
 	return fmt.Sprintf("%v: %s %v of %v", ErrBudgetExhausted, strings.ReplaceAll(string(e.Limit), "_", " "), used, max)
 }
@@ -129,7 +142,8 @@ type budgetKey struct{}
 // and their streamed forms) has budget b instead of Options.Budget, whole (a zero field of b
 // is no limit, whatever the agent's): how a service gives each request a budget of its
 // own. The run takes it for itself: the runs of agents it calls as tools (Agent.Tool) have
-// their own agents' budgets. A RunMiddleware may set it too: the run's budget is the one
+// their own agents' budgets — but for its Cost limit, which holds for them too (see
+// Budget.Cost). A RunMiddleware may set it too: the run's budget is the one
 // of the context the innermost RunMiddleware passes on.
 func WithBudget(ctx context.Context, b Budget) context.Context {
 	return context.WithValue(ctx, budgetKey{}, &b)
@@ -190,13 +204,25 @@ func (r *run) exhausted(iter int) *BudgetError {
 	case b.WallTime != 0 && used.WallTime >= b.WallTime:
 		limit = LimitWallTime
 	default:
-		return nil
+		return r.callerExhausted(used)
 	}
 	e := &BudgetError{Limit: limit, Used: used, Max: b}
 	if limit == LimitCost {
 		e.Unpriced = r.res.Cost.Unknown
 	}
 	return e
+}
+
+// callerExhausted returns, for a run inside a tool call of another run (an agent used as a
+// tool), the error of a caller's Cost limit its turn's model calls exhausted, or nil.
+func (r *run) callerExhausted(used Budget) *BudgetError {
+	cost, limit, ok := r.pool.exhausted()
+	if !ok {
+		return nil
+	}
+	max := r.budget
+	used.Cost, max.Cost = cost, limit
+	return &BudgetError{Limit: LimitCost, Used: used, Max: max, Caller: true}
 }
 
 // toolQuota refuses the calls of a turn past the tool calls the budget has left, after the
@@ -301,6 +327,7 @@ func (r *run) spendModel(ctx context.Context, u Usage, respModel, reqModel strin
 	c := r.a.opts.Prices.Cost(u, respModel, reqModel)
 	r.res.Usage.Add(u)
 	r.res.Cost.Add(c)
+	r.turnPool.spend(c)
 	r.record(ctx, Spend{Usage: u, Cost: c, ModelCalls: 1})
 	return c
 }
@@ -318,6 +345,7 @@ func (r *run) spendRejected(ctx context.Context, err error, report *usageReport,
 		}
 		c := Cost{Unknown: 1}
 		r.res.Cost.Add(c)
+		r.turnPool.spend(c)
 		r.record(ctx, Spend{Cost: c, ModelCalls: 1})
 		return Usage{}, c
 	case errors.Is(err, ErrNoChoices), errors.Is(err, ErrReplyTooLarge):

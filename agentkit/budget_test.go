@@ -486,3 +486,52 @@ func TestBudgetToolCallsOutputTool(t *testing.T) {
 		})
 	}
 }
+
+// A Cost limit holds for the agents a run calls as tools: their model calls spend from
+// what the caller has left, live, and a sub-agent stops once the caller's limit is reached
+// — within one model call of it, as the caller itself would — then the caller stops too.
+func TestBudgetCostHoldsForSubAgents(t *testing.T) {
+	prices := agentkit.Prices{"m": {Input: 1, Output: 1}}
+	perCall := func(r agentkittest.Reply, tokens int) agentkittest.Reply {
+		r.Usage = openai.Usage{PromptTokens: tokens}
+		return r
+	}
+	sub := make([]agentkittest.Reply, 6)
+	for i := range sub {
+		sub[i] = perCall(looping(1, 0)[0], 300_000) // 0.3 a call, a tool call each
+	}
+	subModel := agentkittest.New(nil, sub...)
+	helper := agentkit.New(subModel, &agentkit.Options{Model: "m", Prices: prices, Tools: []*tool.Tool{echoTool()}, MaxIterations: 6, LoopLimit: 10})
+	topModel := agentkittest.New(t, perCall(agentkittest.ToolCalls(agentkittest.Call("helper", `{"input":"x"}`)), 1_000_000))
+	top := agentkit.New(topModel, &agentkit.Options{Model: "m", Prices: prices, Tools: []*tool.Tool{helper.Tool("helper", "Helps.")}, Budget: agentkit.Budget{Cost: 1.5}})
+	res, err := top.Run(context.Background(), "go")
+	if !errors.Is(err, agentkit.ErrBudgetExhausted) || res.Limit != agentkit.LimitCost {
+		t.Fatalf("Run = %q %q, %v; want the cost limit", res.Stop, res.Limit, err)
+	}
+	// 1 (the caller's call) + 0.3 + 0.3: the second sub-agent call crossed 1.5, no call follows.
+	if got := len(subModel.Requests()); got != 2 {
+		t.Errorf("the sub-agent made %d model calls, want 2", got)
+	}
+	if want := (agentkit.Cost{Amount: 1.6}); !cmp.Equal(res.Cost, want, approx) {
+		t.Errorf("Result.Cost = %v, want %v", res.Cost, want)
+	}
+	if c := res.Steps[0].Calls[0].Result.Content; !strings.Contains(c, "calling run's cost") {
+		t.Errorf("the helper's result %q does not say the caller's budget stopped it", c)
+	}
+
+	// Two sub-agents in one turn share what is left: each stops within one call of it.
+	models := []*agentkittest.Model{agentkittest.New(nil, sub...), agentkittest.New(nil, sub...)}
+	var tools []*tool.Tool
+	for i, m := range models {
+		h := agentkit.New(m, &agentkit.Options{Model: "m", Prices: prices, Tools: []*tool.Tool{echoTool()}, MaxIterations: 6, LoopLimit: 10})
+		tools = append(tools, h.Tool(fmt.Sprintf("helper%d", i), "Helps."))
+	}
+	topModel = agentkittest.New(t, perCall(agentkittest.ToolCalls(agentkittest.Call("helper0", `{"input":"x"}`), agentkittest.Call("helper1", `{"input":"y"}`)), 1_000_000))
+	top = agentkit.New(topModel, &agentkit.Options{Model: "m", Prices: prices, Tools: tools, Budget: agentkit.Budget{Cost: 1.5}})
+	if res, err := top.Run(context.Background(), "go"); res.Limit != agentkit.LimitCost {
+		t.Errorf("parallel: Run = %q %q, %v; want the cost limit", res.Stop, res.Limit, err)
+	}
+	if n := len(models[0].Requests()) + len(models[1].Requests()); n < 2 || n > 3 {
+		t.Errorf("parallel: the sub-agents made %d model calls, want 2 or 3 (one each, and one more at most if one ran ahead)", n)
+	}
+}

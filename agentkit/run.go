@@ -103,6 +103,9 @@ type run struct {
 	spendMu sync.Mutex
 	own     Cost
 	caller  *costReport
+	// The Cost pool of the caller's turn, when this run is inside a tool call of a run
+	// that has one, and the pool of this run's current turn (costpool.go).
+	pool, turnPool *costPool
 }
 
 // start runs body, the run's work, through Options.RunMiddleware.
@@ -111,6 +114,7 @@ func (r *run) start(ctx context.Context, body RunFunc) (*Result, error) {
 	// approves, the calls of the turn it resumes.
 	ctx, r.began = tool.WithApproved(ctx), time.Now()
 	r.caller, _ = ctx.Value(costKey{}).(*costReport)
+	r.pool, _ = ctx.Value(poolKey{}).(*costPool)
 	f := func(ctx context.Context) (*Result, error) { return body(r.takeBudget(ctx)) }
 	mws := r.a.opts.RunMiddleware
 	for i := len(mws) - 1; i >= 0; i-- {
@@ -389,7 +393,7 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: model request", slog.Int("iteration", iter), slog.Int("messages", len(req.Messages)), slog.String("transcript", FormatTranscript(req.Messages)))
 	}
 	r.res.Iterations = iter
-	t := &turn{r: r, iter: iter, ctx: ctx}
+	t := &turn{r: r, iter: iter, ctx: r.withPool(ctx)}
 	ok := false // the turn goes to the caller, who settles it
 	defer func() {
 		if !ok { // a failed step, or a panic (an OnEvent's, a Stream's): no early call outlives it
