@@ -451,6 +451,15 @@ func TestBudgetToolCallsOutAcrossPause(t *testing.T) {
 			}
 		})
 	}
+	// A Resume whose budget has room left goes on.
+	first := agentkittest.ToolCalls(agentkittest.CallID("p", "pay", `{}`), agentkittest.CallID("e1", "echo", `{"n":1}`), agentkittest.CallID("e2", "echo", `{"n":2}`))
+	model := agentkittest.New(t, first, agentkittest.Text("done"))
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{pay, echoTool()}, Ledger: memory.NewInMemory(), Budget: agentkit.Budget{ToolCalls: 2}})
+	res, _ := a.Run(context.Background(), "go")
+	res, err := a.Resume(agentkit.WithBudget(context.Background(), agentkit.Budget{ToolCalls: 10}), res.Pause, []agentkit.Decision{{CallID: "p", Approve: true}})
+	if err != nil || res.Stop != agentkit.StopAnswered {
+		t.Errorf("Resume with room left = %q %q, %v; want the answer", res.Stop, res.Limit, err)
+	}
 }
 
 // The output tool of a typed run (OutputTool) is the run's answer, not a tool call of the

@@ -76,7 +76,8 @@ type Pause struct {
 	ToolCalls int `json:"tool_calls,omitempty"`
 	// ToolCallsOut says that a call of the paused turn was refused for the Budget's
 	// tool-call limit: the resumed run stops before its next model call, as the run would
-	// have (or, with FinalAnswerOnLimit, makes the final request).
+	// have (or, with FinalAnswerOnLimit, makes the final request), unless the budget of the
+	// Resume has tool calls left.
 	ToolCallsOut bool `json:"tool_calls_out,omitempty"`
 	// Guard is the state of the loop guard (Options.LoopLimit): the canonical keys of the
 	// turn's calls and how many turns in a row made them.

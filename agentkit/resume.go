@@ -260,6 +260,9 @@ func (r *run) resume(ctx context.Context, p *Pause, decisions []Decision) (*Resu
 	from := len(r.res.Messages) - 1
 	calls, answers, approved := r.decided(msg, p, decisions)
 	r.toolCalls += len(approved) // decided by a person: run whatever the tool-call budget says
+	// A call the paused turn refused for the tool-call budget stops the run, as it would have
+	// without the pause, unless the Resume's budget has room left.
+	r.toolsOut = r.toolsOut && (r.budget.ToolCalls < 0 || r.toolCalls >= r.budget.ToolCalls)
 	t := &turn{r: r, iter: iter, ctx: r.withPool(tool.WithApproved(ctx, approved...)), quiet: map[int]bool{}}
 	for i, c := range calls {
 		t.quiet[i] = slices.ContainsFunc(p.Results, func(r PausedResult) bool { return r.ID == c.ID }) // reported before the pause
