@@ -49,7 +49,9 @@ type Budget struct {
 	// ToolCalls bounds the tool calls that run: the calls of a turn past what is left are
 	// answered, not run, with a not_executed result that tells the model so, and the run
 	// stops before its next model call (or makes the final request). The approved calls of
-	// a resumed turn run whatever is left — a person decided them — and count.
+	// a resumed turn run whatever is left — a person decided them — and count. A call of the
+	// output tool (Options.Output, OutputTool) is the run's answer: it neither counts nor is
+	// refused.
 	ToolCalls int `json:"tool_calls,omitempty"`
 	// Tokens bounds the prompt and completion tokens the model reported, summed over the
 	// run's calls (Usage.PromptTokens + Usage.CompletionTokens, or TotalTokens when a
