@@ -544,3 +544,32 @@ func TestBudgetCostHoldsForSubAgents(t *testing.T) {
 		t.Errorf("parallel: the sub-agents made %d model calls, want 2 or 3 (one each, and one more at most if one ran ahead)", n)
 	}
 }
+
+// A typed answer the run refuses and asks again for is a model call of the budget: the
+// correction turns of every mode stop at Budget.ModelCalls, and at a token limit.
+func TestBudgetCountsOutputCorrections(t *testing.T) {
+	bad := `{"city":"Paris","temp_c":999,"sky":"sunny"}`
+	for _, mode := range modes {
+		for _, b := range []agentkit.Budget{{ModelCalls: 2}, {Tokens: 150}} {
+			t.Run(fmt.Sprintf("%s/%+v", mode, b), func(t *testing.T) {
+				reply := func() agentkittest.Reply {
+					r := agentkittest.Text(bad)
+					if mode == agentkit.OutputTool {
+						r = agentkittest.ToolCalls(agentkittest.Call(agentkit.DefaultOutputName, bad))
+					}
+					r.Usage = openai.Usage{PromptTokens: 75, TotalTokens: 75}
+					return r
+				}
+				m := agentkittest.New(nil, reply(), reply(), reply(), reply())
+				a := agentkit.New(m, &agentkit.Options{Output: agentkit.Output[forecast](&agentkit.OutputOptions{Mode: mode}), Budget: b})
+				res, err := a.Run(context.Background(), "Weather in Paris?")
+				if res.Stop != agentkit.StopBudget || !errors.Is(err, agentkit.ErrOutputInvalid) || !errors.Is(err, agentkit.ErrBudgetExhausted) {
+					t.Errorf("Run = %q, %v; want StopBudget, ErrOutputInvalid and ErrBudgetExhausted", res.Stop, err)
+				}
+				if got := len(m.Requests()); got != 2 {
+					t.Errorf("%d model calls, want 2", got)
+				}
+			})
+		}
+	}
+}
