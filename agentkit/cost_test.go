@@ -405,3 +405,59 @@ func TestReportCostInvalid(t *testing.T) {
 		})
 	}
 }
+
+// brokenStream streams a call of paid, then begins a second call and breaks once the first
+// ran (started early): the message is lost, the paid call is not.
+type brokenStream struct {
+	ran    chan struct{}
+	chunks []openai.ChatCompletionStreamResponse
+}
+
+func (m *brokenStream) CreateChatCompletion(context.Context, openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	return openai.ChatCompletionResponse{}, errors.New("streams only")
+}
+
+func (m *brokenStream) CreateChatCompletionStream(context.Context, openai.ChatCompletionRequest) (agentkit.Stream, error) {
+	call := func(i int, id, name, args string) openai.ChatCompletionStreamResponse {
+		return openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: openai.ChatCompletionStreamChoiceDelta{
+			ToolCalls: []openai.ToolCall{{Index: &i, ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: args}}}}}}}
+	}
+	m.chunks = []openai.ChatCompletionStreamResponse{call(0, "c0", "paid", `{}`), call(1, "c1", "paid", `{`)}
+	return m, nil
+}
+
+func (m *brokenStream) Recv() (openai.ChatCompletionStreamResponse, error) {
+	if len(m.chunks) == 0 {
+		<-m.ran
+		return openai.ChatCompletionStreamResponse{}, errors.New("connection reset")
+	}
+	c := m.chunks[0]
+	m.chunks = m.chunks[1:]
+	return c, nil
+}
+
+func (m *brokenStream) Close() error { return nil }
+
+// A call started early, while its message streamed, ran and cost what it reported, though the
+// stream then broke and the message is not in the transcript: the cost is the run's.
+func TestBrokenStreamKeepsEarlyCallCost(t *testing.T) {
+	ran := make(chan struct{})
+	var once sync.Once
+	paid := tool.New("paid", "A paid API.", func(ctx context.Context, in struct{}) (string, error) {
+		agentkit.ReportCost(ctx, agentkit.Cost{Amount: 0.5})
+		once.Do(func() { close(ran) })
+		return "ok", nil
+	})
+	var meter agentkit.Meter
+	a := agentkit.New(&brokenStream{ran: ran}, &agentkit.Options{Model: "m", Prices: agentkit.Prices{"m": {Input: 1, Output: 1}}, Tools: []*tool.Tool{paid}, UsageRecorder: &meter})
+	res, err := a.RunStream(context.Background(), "go").Result()
+	var se *agentkit.StreamError
+	if !errors.As(err, &se) {
+		t.Fatalf("Run error %v, want a *StreamError", err)
+	}
+	// The broken call's own cost is unknown (no usage arrived); the paid call's is 0.5.
+	want := agentkit.Cost{Amount: 0.5, Unknown: 1}
+	if !cmp.Equal(res.Cost, want, approx) || !cmp.Equal(meter.Total().Cost, want, approx) {
+		t.Errorf("Result.Cost %v, recorded %v; want %v both", res.Cost, meter.Total().Cost, want)
+	}
+}

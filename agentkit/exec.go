@@ -143,6 +143,16 @@ func (t *turn) abandon() {
 	t.wait()
 }
 
+// startedCost is what the calls started so far reported, once they ended (after wait or
+// abandon).
+func (t *turn) startedCost() Cost {
+	var c Cost
+	for _, rec := range t.started {
+		c.Add(rec.Cost)
+	}
+	return c
+}
+
 // notExecuted is the result of a call the loop refuses to run; content says why, for the
 // model.
 func notExecuted(kind tool.Kind, content string) tool.Result {

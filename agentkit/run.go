@@ -398,6 +398,7 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 	defer func() {
 		if !ok { // a failed step, or a panic (an OnEvent's, a Stream's): no early call outlives it
 			t.abandon()
+			r.spendTools(ctx, t.startedCost()) // what they ran was spent all the same
 		}
 	}()
 	start := time.Now()
