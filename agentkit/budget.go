@@ -54,8 +54,9 @@ type Budget struct {
 	// refused.
 	ToolCalls int `json:"tool_calls,omitempty"`
 	// Tokens bounds the prompt and completion tokens the model reported, summed over the
-	// run's calls (Usage.PromptTokens + Usage.CompletionTokens, or TotalTokens when a
-	// provider reports more there; cached tokens count: they fill the context all the same).
+	// run's calls (each call's Usage.PromptTokens + Usage.CompletionTokens, or its
+	// TotalTokens when the provider reports more there; cached tokens count: they fill the
+	// context all the same).
 	Tokens int `json:"tokens,omitempty"`
 	// Cost bounds the run's cost (Result.Cost.Amount), in the currency of Options.Prices.
 	// A run whose cost is not known — a model call of a model the table has no price for —
@@ -183,7 +184,7 @@ func (r *run) exhausted(iter int) *BudgetError {
 	used := Budget{
 		ModelCalls: iter - 1,
 		ToolCalls:  r.toolCalls,
-		Tokens:     max(r.res.Usage.PromptTokens+r.res.Usage.CompletionTokens, r.res.Usage.TotalTokens),
+		Tokens:     r.tokens,
 		Cost:       r.res.Cost.Amount,
 		WallTime:   time.Since(r.began),
 	}
@@ -328,11 +329,16 @@ func (r *run) unrecorded(c Cost) {
 func (r *run) spendModel(ctx context.Context, u Usage, respModel, reqModel string) Cost {
 	c := r.a.opts.Prices.Cost(u, respModel, reqModel)
 	r.res.Usage.Add(u)
+	r.tokens += tokens(u)
 	r.res.Cost.Add(c)
 	r.turnPool.spend(c)
 	r.record(ctx, Spend{Usage: u, Cost: c, ModelCalls: 1})
 	return c
 }
+
+// tokens is what u counts for Budget.Tokens: its prompt and completion tokens, or its total
+// when a provider reports more there (some report only the total).
+func tokens(u Usage) int { return max(u.PromptTokens+u.CompletionTokens, u.TotalTokens) }
 
 // spendRejected spends a model call that failed with err after the provider generated a
 // reply, which it bills: a response without choices or over MaxReplyBytes (its usage

@@ -573,3 +573,19 @@ func TestBudgetCountsOutputCorrections(t *testing.T) {
 		}
 	}
 }
+
+// A token limit counts each call's tokens as that call reports them: prompt and completion
+// tokens, or the total when a provider reports only that — per call, so that a run whose
+// calls report differently (a fallback to another provider) is not undercounted.
+func TestBudgetTokensPerCall(t *testing.T) {
+	onlyTotal := looping(1, 0)[0]
+	onlyTotal.Usage = openai.Usage{TotalTokens: 100}
+	split := looping(1, 0)[0]
+	split.Usage = openai.Usage{PromptTokens: 60, CompletionTokens: 40}
+	model := agentkittest.New(nil, onlyTotal, split, looping(1, 0)[0])
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{echoTool()}, Budget: agentkit.Budget{Tokens: 200}, LoopLimit: 10})
+	res, err := a.Run(context.Background(), "go")
+	if res.Limit != agentkit.LimitTokens || len(model.Requests()) != 2 || !strings.Contains(fmt.Sprint(err), "tokens 200 of 200") {
+		t.Errorf("Run = %q %q after %d calls, %v; want the token limit after 2 calls, 200 tokens", res.Stop, res.Limit, len(model.Requests()), err)
+	}
+}

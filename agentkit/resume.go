@@ -144,6 +144,7 @@ func (r *run) adopt(p *Pause, box *toolbox) {
 	msgs := slices.Clone(p.Messages[:len(p.Messages)-1])
 	r.res = &Result{Messages: msgs, New: p.New, Omitted: p.Omitted, Usage: p.Usage, Cost: p.Cost, Iterations: p.Iteration}
 	r.toolCalls, r.toolsOut = p.ToolCalls, p.ToolCallsOut
+	r.tokens = tokens(p.Usage) // the paused run's, from its sums: a Pause keeps no call's own
 	r.guard = loopGuard{prev: slices.Clone(p.Guard.Prev), repeats: p.Guard.Repeats}
 	r.box = box
 }

@@ -98,6 +98,7 @@ type run struct {
 	began     time.Time
 	toolCalls int
 	toolsOut  bool
+	tokens    int // Budget.Tokens' count of the calls' tokens, each call's as it reported them
 	// What the tool calls of the turn reported that the run is to record (meter.go), and
 	// the tool call of another run this run is inside, if it is (an agent used as a tool).
 	spendMu sync.Mutex
