@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	openai "github.com/sashabaranov/go-openai"
+	"go.uber.org/goleak"
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
@@ -441,6 +442,7 @@ func (m *brokenStream) Close() error { return nil }
 // A call started early, while its message streamed, ran and cost what it reported, though the
 // stream then broke and the message is not in the transcript: the cost is the run's.
 func TestBrokenStreamKeepsEarlyCallCost(t *testing.T) {
+	defer goleak.VerifyNone(t)
 	ran := make(chan struct{})
 	var once sync.Once
 	paid := tool.New("paid", "A paid API.", func(ctx context.Context, in struct{}) (string, error) {
