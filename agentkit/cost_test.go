@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -17,6 +18,7 @@ import (
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/middleware"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -461,5 +463,27 @@ func TestBrokenStreamKeepsEarlyCallCost(t *testing.T) {
 	want := agentkit.Cost{Amount: 0.5, Unknown: 1}
 	if !cmp.Equal(res.Cost, want, approx) || !cmp.Equal(meter.Total().Cost, want, approx) {
 		t.Errorf("Result.Cost %v, recorded %v; want %v both", res.Cost, meter.Total().Cost, want)
+	}
+}
+
+// A model call that middleware.ModelRetry retried is one model call: its usage and cost are
+// its successful attempt's, counted and recorded once.
+func TestRetriedCallCountedOnce(t *testing.T) {
+	answer := agentkittest.Text("hi")
+	answer.Usage = openai.Usage{PromptTokens: 1_000_000, CompletionTokens: 1_000_000, TotalTokens: 2_000_000}
+	model := agentkittest.New(t, agentkittest.Error(&openai.APIError{HTTPStatusCode: 503, Message: "overloaded"}), answer)
+	retry := middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: func(context.Context, time.Duration) error { return nil }})
+	var meter agentkit.Meter
+	a := agentkit.New(model, &agentkit.Options{Model: "m", Prices: agentkit.Prices{"m": {Input: 1, Output: 1}}, ModelMiddleware: []agentkit.ModelMiddleware{retry}, UsageRecorder: &meter})
+	res, err := a.Run(context.Background(), "hi")
+	if err != nil || len(model.Requests()) != 2 {
+		t.Fatalf("Run: %v after %d attempts, want an answer after 2", err, len(model.Requests()))
+	}
+	want := agentkit.Spend{Usage: agentkit.UsageOf(answer.Usage), Cost: agentkit.Cost{Amount: 2}, ModelCalls: 1}
+	if diff := cmp.Diff(want, meter.Total(), approx); diff != "" {
+		t.Errorf("recorded (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want.Usage, res.Usage); diff != "" || res.Iterations != 1 {
+		t.Errorf("Result: %d iterations, usage (-want +got):\n%s", res.Iterations, diff)
 	}
 }
