@@ -32,7 +32,7 @@ func (a *Agent) Tool(name, description string, opts ...tool.Options) *tool.Tool 
 	}
 	return tool.New(name, description, func(ctx context.Context, in agentInput) (string, error) {
 		res, err := a.Run(ctx, in.Input)
-		ReportCost(ctx, res.Cost) // the sub-run's cost is the call's
+		reportRun(ctx, a.opts.UsageRecorder, res.Cost) // the sub-run's cost is the call's
 		switch {
 		case err != nil && tool.IsFatal(err):
 			// fatal to the agent's run, not to its caller's

@@ -4,14 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/tool"
 )
 
 // Budget bounds what one run may spend (Options.Budget, or per run [WithBudget]). A zero
-// field is no limit; the zero Budget limits nothing.
+// field is no limit; the zero Budget limits nothing. A negative field (or a NaN Cost) is a
+// limit already exhausted, not no limit: a budget computed as what a user may spend minus
+// what they spent stops the run once they are over. (A remaining budget of exactly 0 is
+// no limit, as every zero field: give such a run a negative one, or do not start it.)
 //
 // The model-call, token, cost and wall-time limits are checked before each model call, on
 // what the run used so far; the tool-call limit before a turn's calls run. The first limit
@@ -43,16 +49,27 @@ type Budget struct {
 	// ToolCalls bounds the tool calls that run: the calls of a turn past what is left are
 	// answered, not run, with a not_executed result that tells the model so, and the run
 	// stops before its next model call (or makes the final request). The approved calls of
-	// a resumed turn run whatever is left — a person decided them — and count.
+	// a resumed turn run whatever is left — a person decided them — and count. A call of the
+	// output tool (Options.Output, OutputTool) is the run's answer: it neither counts nor is
+	// refused.
 	ToolCalls int `json:"tool_calls,omitempty"`
 	// Tokens bounds the prompt and completion tokens the model reported, summed over the
-	// run's calls (Usage.PromptTokens + Usage.CompletionTokens, or TotalTokens when a
-	// provider reports more there; cached tokens count: they fill the context all the same).
+	// run's calls (each call's Usage.PromptTokens + Usage.CompletionTokens, or its
+	// TotalTokens when the provider reports more there; cached tokens count: they fill the
+	// context all the same).
 	Tokens int `json:"tokens,omitempty"`
 	// Cost bounds the run's cost (Result.Cost.Amount), in the currency of Options.Prices.
 	// A run whose cost is not known — a model call of a model the table has no price for —
 	// has exhausted a Cost limit: it could be over it, and the budget is a promise. The run
-	// stops before its next model call, with an error that says which models are unpriced.
+	// stops before its next model call, with an error that says how many parts are
+	// unpriced (Step.Cost and CallRecord.Cost say which).
+	//
+	// The limit holds for the agents the run calls as tools (Agent.Tool), whatever their own
+	// budgets: their model calls spend from what the run has left as they are made, and a
+	// sub-agent run stops before its next model call once the caller's cost reached it (a
+	// *BudgetError with Caller set, which the calling model reads as the tool's error).
+	// Sub-agents that run concurrently, in one turn, each may make the one call that crosses
+	// it. What their tools report (ReportCost) counts once their turn ended.
 	Cost float64 `json:"cost,omitempty"`
 	// WallTime bounds the time since the run began (the call of Run, RunSession, Resume...).
 	WallTime time.Duration `json:"wall_time,omitempty"`
@@ -88,8 +105,12 @@ type BudgetError struct {
 	Used Budget
 	// Max is the budget.
 	Max Budget
-	// Unpriced is, for Limit LimitCost, the number of model calls that could not be priced.
+	// Unpriced is, for Limit LimitCost, the number of parts that could not be priced
+	// (Cost.Unknown).
 	Unpriced int
+	// Caller says that the limit was a caller's: the Cost limit of the run whose tool call
+	// this run is (an agent used as a tool), which Used.Cost and Max.Cost are then of.
+	Caller bool
 }
 
 func (e *BudgetError) Error() string {
@@ -105,9 +126,12 @@ func (e *BudgetError) Error() string {
 		used, max = e.Used.WallTime.Round(time.Millisecond), e.Max.WallTime
 	default:
 		if e.Unpriced > 0 {
-			return fmt.Sprintf("%v: cost unknown, limit %g: %d model calls have no price in Options.Prices", ErrBudgetExhausted, e.Max.Cost, e.Unpriced)
+			return fmt.Sprintf("%v: cost unknown, limit %g: %d unpriced (a model call without a price in Options.Prices, or a tool's report that was no amount; Step.Cost and CallRecord.Cost say which)", ErrBudgetExhausted, e.Max.Cost, e.Unpriced)
 		}
 		used, max = fmt.Sprintf("%.6g", e.Used.Cost), e.Max.Cost
+		if e.Caller {
+			return fmt.Sprintf("%v: the calling run's cost %s of %v", ErrBudgetExhausted, used, max)
+		}
 	}
 	return fmt.Sprintf("%v: %s %v of %v", ErrBudgetExhausted, strings.ReplaceAll(string(e.Limit), "_", " "), used, max)
 }
@@ -121,15 +145,17 @@ type budgetKey struct{}
 // and their streamed forms) has budget b instead of Options.Budget, whole (a zero field of b
 // is no limit, whatever the agent's): how a service gives each request a budget of its
 // own. The run takes it for itself: the runs of agents it calls as tools (Agent.Tool) have
-// their own agents' budgets.
+// their own agents' budgets — but for its Cost limit, which holds for them too (see
+// Budget.Cost). A RunMiddleware may set it too: the run's budget is the one
+// of the context the innermost RunMiddleware passes on.
 func WithBudget(ctx context.Context, b Budget) context.Context {
 	return context.WithValue(ctx, budgetKey{}, &b)
 }
 
-// begin starts the run's clock and takes its budget from ctx (Options.Budget when ctx has
-// none), returning ctx without it.
-func (r *run) begin(ctx context.Context) context.Context {
-	r.began, r.budget = time.Now(), r.a.opts.Budget
+// takeBudget takes the run's budget from ctx, the context Options.RunMiddleware passes on
+// (Options.Budget when ctx has none), returning ctx without it.
+func (r *run) takeBudget(ctx context.Context) context.Context {
+	r.budget = r.a.opts.Budget
 	if b, ok := ctx.Value(budgetKey{}).(*Budget); ok && b != nil {
 		r.budget = *b
 		ctx = context.WithValue(ctx, budgetKey{}, (*Budget)(nil))
@@ -158,7 +184,7 @@ func (r *run) exhausted(iter int) *BudgetError {
 	used := Budget{
 		ModelCalls: iter - 1,
 		ToolCalls:  r.toolCalls,
-		Tokens:     max(r.res.Usage.PromptTokens+r.res.Usage.CompletionTokens, r.res.Usage.TotalTokens),
+		Tokens:     r.tokens,
 		Cost:       r.res.Cost.Amount,
 		WallTime:   time.Since(r.began),
 	}
@@ -169,19 +195,19 @@ func (r *run) exhausted(iter int) *BudgetError {
 	}
 	var limit BudgetLimit
 	switch {
-	case b.ModelCalls > 0 && used.ModelCalls >= b.ModelCalls:
+	case b.ModelCalls != 0 && used.ModelCalls >= b.ModelCalls:
 		limit = LimitModelCalls
-	case b.ToolCalls > 0 && r.toolsOut:
+	case b.ToolCalls != 0 && r.toolsOut:
 		limit = LimitToolCalls
-	case b.Tokens > 0 && used.Tokens >= b.Tokens:
+	case b.Tokens != 0 && used.Tokens >= b.Tokens:
 		limit = LimitTokens
-	case b.Cost > 0 && (!r.res.Cost.Known() || used.Cost >= b.Cost*(1-1e-9)):
+	case b.Cost != 0 && (math.IsNaN(b.Cost) || !r.res.Cost.Known() || used.Cost >= b.Cost*(1-1e-9)):
 		// (A sum of float prices drifts by its last bits: 999 calls of 1e-5 reach 0.00999.)
 		limit = LimitCost
-	case b.WallTime > 0 && used.WallTime >= b.WallTime:
+	case b.WallTime != 0 && used.WallTime >= b.WallTime:
 		limit = LimitWallTime
 	default:
-		return nil
+		return r.callerExhausted(used)
 	}
 	e := &BudgetError{Limit: limit, Used: used, Max: b}
 	if limit == LimitCost {
@@ -190,21 +216,58 @@ func (r *run) exhausted(iter int) *BudgetError {
 	return e
 }
 
+// callerExhausted returns, for a run inside a tool call of another run (an agent used as a
+// tool), the error of a caller's Cost limit its turn's model calls exhausted, or nil.
+func (r *run) callerExhausted(used Budget) *BudgetError {
+	cost, limit, ok := r.pool.exhausted()
+	if !ok {
+		return nil
+	}
+	max := r.budget
+	used.Cost, max.Cost = cost, limit
+	return &BudgetError{Limit: LimitCost, Used: used, Max: max, Caller: true}
+}
+
 // toolQuota refuses the calls of a turn past the tool calls the budget has left, after the
 // loop's own refusals.
 type toolQuota struct {
 	refused func(i int) (tool.Result, bool) // the loop's
-	left    int                             // -1: no limit
+	out     []bool                          // out[i]: call i is past what is left; nil: no limit
 	max     int
 }
 
-// quota returns the tool quota of a turn whose calls the loop refuses with refused.
-func (r *run) quota(refused func(i int) (tool.Result, bool)) toolQuota {
-	q := toolQuota{refused: refused, left: -1, max: r.budget.ToolCalls}
-	if q.max > 0 {
-		q.left = max(q.max-r.toolCalls, 0)
+// quota returns the tool quota of a turn of calls, which the loop refuses with refused.
+// The calls it does not refuse take what is left in emission order; the output tool's
+// (Options.Output, OutputTool) is the run's answer and takes nothing.
+func (r *run) quota(calls []tool.Call, refused func(i int) (tool.Result, bool)) toolQuota {
+	q := toolQuota{refused: refused, max: max(r.budget.ToolCalls, 0)}
+	if r.budget.ToolCalls == 0 {
+		return q
+	}
+	left := max(q.max-r.toolCalls, 0)
+	q.out = make([]bool, len(calls))
+	for i, c := range calls {
+		if _, no := refused(i); no || r.isAnswer(c.Name) {
+			continue
+		}
+		q.out[i] = left == 0
+		left = max(left-1, 0)
 	}
 	return q
+}
+
+// isAnswer reports whether a call of name is the output tool's: the run's typed answer,
+// not a tool call the budget counts.
+func (r *run) isAnswer(name string) bool {
+	s := r.a.opts.Output
+	return s != nil && s.mode == OutputTool && name == s.t.Name()
+}
+
+// earlyOut reports whether call i of a turn still streaming, named name, may be past what
+// the budget has left: it then does not start early (the turn's quota decides once the
+// turn is whole, and never refuses a call this let start).
+func (r *run) earlyOut(i int, name string) bool {
+	return r.budget.ToolCalls != 0 && !r.isAnswer(name) && i >= max(r.budget.ToolCalls-r.toolCalls, 0)
 }
 
 // refuse is the turn's refusal of call i: the loop's, or the budget's.
@@ -219,35 +282,46 @@ func (q toolQuota) refuse(i int) (tool.Result, bool) {
 	return tool.Result{}, false
 }
 
-// over reports whether call i of the turn is past what the budget has left. The calls the
-// loop runs are a prefix of the turn (MaxToolCalls cuts its end), so i counts them.
-func (q toolQuota) over(i int) bool { return q.left >= 0 && i >= q.left }
+// over reports whether call i of the turn is past what the budget has left.
+func (q toolQuota) over(i int) bool { return i < len(q.out) && q.out[i] }
 
 // spent counts the turn's calls that ran (t started, or q did not refuse; not the pending
-// ones), and notes a call refused for the budget; what the tools reported is added to Result.Cost
-// and recorded.
+// ones, nor the output tool's), and notes a call refused for the budget; what the tools
+// reported is added to Result.Cost and recorded.
 func (r *run) spent(ctx context.Context, t *turn, recs []CallRecord, q toolQuota) {
 	for i := range recs {
 		_, no := q.refuse(i)
 		switch {
 		case recs[i].Result.Kind == tool.KindPending: // runs, and counts, once approved
+		case r.isAnswer(recs[i].Call.Name):
 		case !no || t.started[i] != nil:
 			r.toolCalls++
-		default:
-			if _, loop := q.refused(i); !loop && q.over(i) {
-				r.toolsOut = true
-			}
+		case q.over(i):
+			r.toolsOut = true
 		}
 	}
 	r.spendTools(ctx, sumCost(recs))
 }
 
-// spendTools adds what a turn's tools reported to the run's cost, and records it.
+// spendTools adds what a turn's tools reported to the run's cost, and records what no
+// sub-run recorded already.
 func (r *run) spendTools(ctx context.Context, c Cost) {
-	if c != (Cost{}) {
-		r.res.Cost.Add(c)
-		r.record(ctx, Spend{Cost: c})
+	r.res.Cost.Add(c)
+	r.spendMu.Lock()
+	own := r.own
+	r.own = Cost{}
+	r.spendMu.Unlock()
+	if own != (Cost{}) {
+		r.record(ctx, Spend{Cost: own})
 	}
+}
+
+// unrecorded adds to the run's next record what a tool call reported that is the run's to
+// record. Called by the calls' goroutines.
+func (r *run) unrecorded(c Cost) {
+	r.spendMu.Lock()
+	r.own.Add(c)
+	r.spendMu.Unlock()
 }
 
 // spendModel prices a model call, adds its usage and cost to the run's, records them, and
@@ -255,7 +329,36 @@ func (r *run) spendTools(ctx context.Context, c Cost) {
 func (r *run) spendModel(ctx context.Context, u Usage, respModel, reqModel string) Cost {
 	c := r.a.opts.Prices.Cost(u, respModel, reqModel)
 	r.res.Usage.Add(u)
+	r.tokens += tokens(u)
 	r.res.Cost.Add(c)
+	r.turnPool.spend(c)
 	r.record(ctx, Spend{Usage: u, Cost: c, ModelCalls: 1})
 	return c
+}
+
+// tokens is what u counts for Budget.Tokens: its prompt and completion tokens, or its total
+// when a provider reports more there (some report only the total).
+func tokens(u Usage) int { return max(u.PromptTokens+u.CompletionTokens, u.TotalTokens) }
+
+// spendRejected spends a model call that failed with err after the provider generated a
+// reply, which it bills: a response without choices or over MaxReplyBytes (its usage
+// priced), or a stream that broke once open (its usage when it was reported, else a cost
+// unknown: tokens were generated). A call that failed otherwise spent nothing.
+func (r *run) spendRejected(ctx context.Context, err error, report *usageReport, resp openai.ChatCompletionResponse, reqModel string) (Usage, Cost) {
+	var se *StreamError
+	switch {
+	case errors.As(err, &se):
+		if u, ok := report.reported(); ok {
+			return u, r.spendModel(ctx, u, "", reqModel)
+		}
+		c := Cost{Unknown: 1}
+		r.res.Cost.Add(c)
+		r.turnPool.spend(c)
+		r.record(ctx, Spend{Cost: c, ModelCalls: 1})
+		return Usage{}, c
+	case errors.Is(err, ErrNoChoices), errors.Is(err, ErrReplyTooLarge):
+		u := report.usage(resp.Usage)
+		return u, r.spendModel(ctx, u, resp.Model, reqModel)
+	}
+	return Usage{}, Cost{}
 }

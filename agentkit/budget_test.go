@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -55,7 +56,7 @@ func TestBudgetLimits(t *testing.T) {
 		{"tokens exactly reached", "m", agentkit.Budget{Tokens: 200}, 2, agentkit.LimitTokens, "tokens 200 of 200"},
 		// 100 tokens cost 0.0001: 0.00025 is crossed by call 3.
 		{"cost", "m", agentkit.Budget{Cost: 0.00025}, 3, agentkit.LimitCost, "cost 0.0003 of 0.00025"},
-		{"unknown cost stops a cost limit", "unpriced", agentkit.Budget{Cost: 100}, 1, agentkit.LimitCost, "cost unknown, limit 100: 1 model calls have no price"},
+		{"unknown cost stops a cost limit", "unpriced", agentkit.Budget{Cost: 100}, 1, agentkit.LimitCost, "cost unknown, limit 100: 1 unpriced (a model call without a price in Options.Prices"},
 		// Two tool calls a turn, five allowed: turn 3 runs one of its two, and the run stops.
 		{"tool calls", "m", agentkit.Budget{ToolCalls: 5}, 3, agentkit.LimitToolCalls, "tool calls 5 of 5"},
 		{"wall time", "m", agentkit.Budget{WallTime: time.Nanosecond}, 0, agentkit.LimitWallTime, "wall time"},
@@ -339,5 +340,252 @@ func TestBudgetResume(t *testing.T) {
 	res, err := a.Resume(agentkit.WithBudget(context.Background(), agentkit.Budget{ToolCalls: 2}), res.Pause, []agentkit.Decision{{CallID: "c1", Approve: true}})
 	if res.Limit != agentkit.LimitToolCalls || res.Steps[1].Calls[0].Result.Kind != tool.KindNotExecuted {
 		t.Errorf("Resume = %q %q, %v; want the third tool call refused and the tool-call limit", res.Stop, res.Limit, err)
+	}
+}
+
+// A negative limit — a remaining budget computed as limit minus spent that went below zero —
+// is a limit already exhausted, never no limit: the run makes no model call (with
+// FinalAnswerOnLimit, only the final one). A NaN Cost is exhausted too.
+func TestBudgetNegative(t *testing.T) {
+	prices := agentkit.Prices{"m": {Input: 1, Output: 1}}
+	tests := []struct {
+		name      string
+		budget    agentkit.Budget
+		wantLimit agentkit.BudgetLimit
+	}{
+		{"model calls", agentkit.Budget{ModelCalls: -1}, agentkit.LimitModelCalls},
+		{"tool calls", agentkit.Budget{ToolCalls: -2}, agentkit.LimitToolCalls},
+		{"tokens", agentkit.Budget{Tokens: -100}, agentkit.LimitTokens},
+		{"cost", agentkit.Budget{Cost: -0.5}, agentkit.LimitCost},
+		{"cost NaN", agentkit.Budget{Cost: math.NaN()}, agentkit.LimitCost},
+		{"wall time", agentkit.Budget{WallTime: -time.Second}, agentkit.LimitWallTime},
+	}
+	for _, tt := range tests {
+		for _, final := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/final=%v", tt.name, final), func(t *testing.T) {
+				var ran []string
+				rec := tool.New("echo", "Echoes.", func(ctx context.Context, in struct {
+					N int `json:"n"`
+				}) (string, error) {
+					ran = append(ran, fmt.Sprint(in.N))
+					return "ok", nil
+				}, tool.Options{Sequential: true})
+				replies := looping(4, 10)
+				switch {
+				case final && tt.wantLimit == agentkit.LimitToolCalls: // a turn's call refused, then the final request
+					replies = []agentkittest.Reply{replies[0], agentkittest.Text("nothing left")}
+				case final:
+					replies = append([]agentkittest.Reply{agentkittest.Text("nothing left")}, replies...)
+				}
+				model := agentkittest.New(nil, replies...)
+				a := agentkit.New(model, &agentkit.Options{Model: "m", Prices: prices, Tools: []*tool.Tool{rec}, Budget: tt.budget, FinalAnswerOnLimit: final})
+				res, err := a.Run(context.Background(), "go")
+				if res.Stop != agentkit.StopBudget || res.Limit != tt.wantLimit {
+					t.Fatalf("Run = %q %q, %v; want StopBudget %q", res.Stop, res.Limit, err, tt.wantLimit)
+				}
+				wantCalls := 0
+				if final {
+					wantCalls = 1 // the final request
+				}
+				if tt.wantLimit == agentkit.LimitToolCalls {
+					wantCalls++ // a tool-call limit is found exhausted by the turn that asks for a call
+				}
+				if got := len(model.Requests()); got != wantCalls {
+					t.Errorf("%d model calls, want %d", got, wantCalls)
+				}
+				if len(ran) != 0 {
+					t.Errorf("tools ran %v, want none", ran)
+				}
+			})
+		}
+	}
+}
+
+// A budget a RunMiddleware gives the run with WithBudget (a per-tenant policy) is the run's:
+// the middleware's context is the one the run inherits.
+func TestWithBudgetInRunMiddleware(t *testing.T) {
+	model := agentkittest.New(t, looping(1, 10)...)
+	perTenant := func(next agentkit.RunFunc) agentkit.RunFunc {
+		return func(ctx context.Context) (*agentkit.Result, error) {
+			return next(agentkit.WithBudget(ctx, agentkit.Budget{ModelCalls: 1}))
+		}
+	}
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{echoTool()}, RunMiddleware: []agentkit.RunMiddleware{perTenant}})
+	res, err := a.Run(context.Background(), "go")
+	if res.Stop != agentkit.StopBudget || len(model.Requests()) != 1 {
+		t.Errorf("Run = %q after %d calls, %v; want StopBudget after 1", res.Stop, len(model.Requests()), err)
+	}
+}
+
+// A turn whose calls went past the tool-call budget ends the run before its next model call;
+// when the turn also paused, the resumed run ends there too, as the run would have without
+// the pause — with FinalAnswerOnLimit, with the final request.
+func TestBudgetToolCallsOutAcrossPause(t *testing.T) {
+	pay := tool.New("pay", "Pays.", func(ctx context.Context, in struct{}) (string, error) { return "paid", nil }, tool.Options{RequireApproval: true})
+	for _, final := range []bool{false, true} {
+		t.Run(fmt.Sprintf("final=%v", final), func(t *testing.T) {
+			first := agentkittest.ToolCalls(agentkittest.CallID("p", "pay", `{}`), agentkittest.CallID("e1", "echo", `{"n":1}`), agentkittest.CallID("e2", "echo", `{"n":2}`))
+			model := agentkittest.New(nil, first, agentkittest.Text("what I know"), looping(1, 10)[0])
+			a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{pay, echoTool()}, Ledger: memory.NewInMemory(),
+				Budget: agentkit.Budget{ToolCalls: 2}, FinalAnswerOnLimit: final})
+			res, _ := a.Run(context.Background(), "go")
+			if res.Pause == nil {
+				t.Fatalf("Run = %q, want a pause", res.Stop)
+			}
+			if k := res.Pause.Results[1].Kind; k != tool.KindNotExecuted {
+				t.Fatalf("the third call's result kind = %q, want it refused for the budget", k)
+			}
+			res, err := a.Resume(context.Background(), res.Pause, []agentkit.Decision{{CallID: "p", Approve: true}})
+			if res.Stop != agentkit.StopBudget || res.Limit != agentkit.LimitToolCalls {
+				t.Errorf("Resume = %q %q, %v; want StopBudget %q", res.Stop, res.Limit, err, agentkit.LimitToolCalls)
+			}
+			wantCalls := 1
+			if final {
+				wantCalls = 2
+				if last := model.Requests()[len(model.Requests())-1]; last.ToolChoice != "none" {
+					t.Errorf("the resumed run's request has tool_choice %v, want the final tool-free one", last.ToolChoice)
+				}
+			}
+			if got := len(model.Requests()); got != wantCalls {
+				t.Errorf("%d model calls in all, want %d", got, wantCalls)
+			}
+		})
+	}
+	// A Resume whose budget has room left goes on.
+	first := agentkittest.ToolCalls(agentkittest.CallID("p", "pay", `{}`), agentkittest.CallID("e1", "echo", `{"n":1}`), agentkittest.CallID("e2", "echo", `{"n":2}`))
+	model := agentkittest.New(t, first, agentkittest.Text("done"))
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{pay, echoTool()}, Ledger: memory.NewInMemory(), Budget: agentkit.Budget{ToolCalls: 2}})
+	res, _ := a.Run(context.Background(), "go")
+	res, err := a.Resume(agentkit.WithBudget(context.Background(), agentkit.Budget{ToolCalls: 10}), res.Pause, []agentkit.Decision{{CallID: "p", Approve: true}})
+	if err != nil || res.Stop != agentkit.StopAnswered {
+		t.Errorf("Resume with room left = %q %q, %v; want the answer", res.Stop, res.Limit, err)
+	}
+}
+
+// The output tool of a typed run (OutputTool) is the run's answer, not a tool call of the
+// budget: a run that used its tool calls still ends with the answer it delivers through it,
+// and a turn that answers beside a call is refused only that call.
+func TestBudgetToolCallsOutputTool(t *testing.T) {
+	answer := agentkittest.Call(agentkit.DefaultOutputName, `{"city":"Paris","temp_c":26,"sky":"sunny"}`)
+	tests := []struct {
+		name    string
+		replies []agentkittest.Reply
+	}{
+		{"answer after the budget's calls", []agentkittest.Reply{
+			agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"Paris"}`)),
+			agentkittest.ToolCalls(answer)}},
+		{"answer first in a turn", []agentkittest.Reply{
+			agentkittest.ToolCalls(answer, agentkittest.Call("get_weather", `{"city":"Paris"}`))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ran []string
+			a := agentkit.New(agentkittest.New(t, tt.replies...), &agentkit.Options{Tools: []*tool.Tool{parisWeather(&ran)},
+				Output: agentkit.Output[forecast](nil), Budget: agentkit.Budget{ToolCalls: 1}})
+			res, err := a.Run(context.Background(), "Weather in Paris?")
+			if err != nil || res.Stop != agentkit.StopAnswered {
+				t.Fatalf("Run = %q %q, %v; want the typed answer", res.Stop, res.Limit, err)
+			}
+			if got, ok := agentkit.ValueOf[forecast](res); !ok || got.City != "Paris" {
+				t.Errorf("ValueOf = %+v, %v; want Paris", got, ok)
+			}
+			if diff := cmp.Diff([]string{"Paris"}, ran); diff != "" {
+				t.Errorf("get_weather calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A Cost limit holds for the agents a run calls as tools: their model calls spend from
+// what the caller has left, live, and a sub-agent stops once the caller's limit is reached
+// — within one model call of it, as the caller itself would — then the caller stops too.
+func TestBudgetCostHoldsForSubAgents(t *testing.T) {
+	prices := agentkit.Prices{"m": {Input: 1, Output: 1}}
+	perCall := func(r agentkittest.Reply, tokens int) agentkittest.Reply {
+		r.Usage = openai.Usage{PromptTokens: tokens}
+		return r
+	}
+	sub := make([]agentkittest.Reply, 6)
+	for i := range sub {
+		sub[i] = perCall(looping(1, 0)[0], 300_000) // 0.3 a call, a tool call each
+	}
+	subModel := agentkittest.New(nil, sub...)
+	helper := agentkit.New(subModel, &agentkit.Options{Model: "m", Prices: prices, Tools: []*tool.Tool{echoTool()}, MaxIterations: 6, LoopLimit: 10})
+	topModel := agentkittest.New(t, perCall(agentkittest.ToolCalls(agentkittest.Call("helper", `{"input":"x"}`)), 1_000_000))
+	top := agentkit.New(topModel, &agentkit.Options{Model: "m", Prices: prices, Tools: []*tool.Tool{helper.Tool("helper", "Helps.")}, Budget: agentkit.Budget{Cost: 1.5}})
+	res, err := top.Run(context.Background(), "go")
+	if !errors.Is(err, agentkit.ErrBudgetExhausted) || res.Limit != agentkit.LimitCost {
+		t.Fatalf("Run = %q %q, %v; want the cost limit", res.Stop, res.Limit, err)
+	}
+	// 1 (the caller's call) + 0.3 + 0.3: the second sub-agent call crossed 1.5, no call follows.
+	if got := len(subModel.Requests()); got != 2 {
+		t.Errorf("the sub-agent made %d model calls, want 2", got)
+	}
+	if want := (agentkit.Cost{Amount: 1.6}); !cmp.Equal(res.Cost, want, approx) {
+		t.Errorf("Result.Cost = %v, want %v", res.Cost, want)
+	}
+	if c := res.Steps[0].Calls[0].Result.Content; !strings.Contains(c, "calling run's cost") {
+		t.Errorf("the helper's result %q does not say the caller's budget stopped it", c)
+	}
+
+	// Two sub-agents in one turn share what is left: each stops within one call of it.
+	models := []*agentkittest.Model{agentkittest.New(nil, sub...), agentkittest.New(nil, sub...)}
+	var tools []*tool.Tool
+	for i, m := range models {
+		h := agentkit.New(m, &agentkit.Options{Model: "m", Prices: prices, Tools: []*tool.Tool{echoTool()}, MaxIterations: 6, LoopLimit: 10})
+		tools = append(tools, h.Tool(fmt.Sprintf("helper%d", i), "Helps."))
+	}
+	topModel = agentkittest.New(t, perCall(agentkittest.ToolCalls(agentkittest.Call("helper0", `{"input":"x"}`), agentkittest.Call("helper1", `{"input":"y"}`)), 1_000_000))
+	top = agentkit.New(topModel, &agentkit.Options{Model: "m", Prices: prices, Tools: tools, Budget: agentkit.Budget{Cost: 1.5}})
+	if res, err := top.Run(context.Background(), "go"); res.Limit != agentkit.LimitCost {
+		t.Errorf("parallel: Run = %q %q, %v; want the cost limit", res.Stop, res.Limit, err)
+	}
+	if n := len(models[0].Requests()) + len(models[1].Requests()); n < 2 || n > 3 {
+		t.Errorf("parallel: the sub-agents made %d model calls, want 2 or 3 (one each, and one more at most if one ran ahead)", n)
+	}
+}
+
+// A typed answer the run refuses and asks again for is a model call of the budget: the
+// correction turns of every mode stop at Budget.ModelCalls, and at a token limit.
+func TestBudgetCountsOutputCorrections(t *testing.T) {
+	bad := `{"city":"Paris","temp_c":999,"sky":"sunny"}`
+	for _, mode := range modes {
+		for _, b := range []agentkit.Budget{{ModelCalls: 2}, {Tokens: 150}} {
+			t.Run(fmt.Sprintf("%s/%+v", mode, b), func(t *testing.T) {
+				reply := func() agentkittest.Reply {
+					r := agentkittest.Text(bad)
+					if mode == agentkit.OutputTool {
+						r = agentkittest.ToolCalls(agentkittest.Call(agentkit.DefaultOutputName, bad))
+					}
+					r.Usage = openai.Usage{PromptTokens: 75, TotalTokens: 75}
+					return r
+				}
+				m := agentkittest.New(nil, reply(), reply(), reply(), reply())
+				a := agentkit.New(m, &agentkit.Options{Output: agentkit.Output[forecast](&agentkit.OutputOptions{Mode: mode}), Budget: b})
+				res, err := a.Run(context.Background(), "Weather in Paris?")
+				if res.Stop != agentkit.StopBudget || !errors.Is(err, agentkit.ErrOutputInvalid) || !errors.Is(err, agentkit.ErrBudgetExhausted) {
+					t.Errorf("Run = %q, %v; want StopBudget, ErrOutputInvalid and ErrBudgetExhausted", res.Stop, err)
+				}
+				if got := len(m.Requests()); got != 2 {
+					t.Errorf("%d model calls, want 2", got)
+				}
+			})
+		}
+	}
+}
+
+// A token limit counts each call's tokens as that call reports them: prompt and completion
+// tokens, or the total when a provider reports only that — per call, so that a run whose
+// calls report differently (a fallback to another provider) is not undercounted.
+func TestBudgetTokensPerCall(t *testing.T) {
+	onlyTotal := looping(1, 0)[0]
+	onlyTotal.Usage = openai.Usage{TotalTokens: 100}
+	split := looping(1, 0)[0]
+	split.Usage = openai.Usage{PromptTokens: 60, CompletionTokens: 40}
+	model := agentkittest.New(nil, onlyTotal, split, looping(1, 0)[0])
+	a := agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{echoTool()}, Budget: agentkit.Budget{Tokens: 200}, LoopLimit: 10})
+	res, err := a.Run(context.Background(), "go")
+	if res.Limit != agentkit.LimitTokens || len(model.Requests()) != 2 || !strings.Contains(fmt.Sprint(err), "tokens 200 of 200") {
+		t.Errorf("Run = %q %q after %d calls, %v; want the token limit after 2 calls, 200 tokens", res.Stop, res.Limit, len(model.Requests()), err)
 	}
 }

@@ -3,6 +3,8 @@ package agentkit
 import (
 	"context"
 	"fmt"
+	"math"
+	"reflect"
 	"sync"
 )
 
@@ -44,18 +46,46 @@ func (p Price) Of(u Usage) float64 {
 // A model call is priced under the model its response names (response.model, often a
 // dated snapshot such as "gpt-4o-mini-2024-07-18"), else, when the table has no price under
 // that name or the response names none, under the model of the request (Options.Model). A
-// call whose model has no price has an unknown cost (see [Cost]), never a cost of 0.
+// call whose model has no price has an unknown cost (see [Cost]), never a cost of 0; so has
+// one whose price has a field that is negative, NaN or infinite (a table read wrong).
 type Prices map[string]Price
 
+// valid reports whether every field of p is a finite number of at least 0: a price that is
+// not is no price.
+func (p Price) valid() bool {
+	for _, f := range []float64{p.Input, p.CachedInput, p.CacheWrite, p.Output} {
+		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Cost returns the cost of a model call that used u: priced under the first name of models
-// the table has a price for, or unknown.
+// the table has a valid price for (every field a finite number of at least 0), or unknown.
 func (t Prices) Cost(u Usage, models ...string) Cost {
 	for _, m := range models {
-		if p, ok := t[m]; ok && m != "" {
+		if p, ok := t[m]; ok && m != "" && p.valid() {
 			return Cost{Amount: p.Of(u)}
 		}
 	}
 	return Cost{Unknown: 1}
+}
+
+// valid returns c, or, when its Amount is not a finite number of at least 0 (a NaN, an
+// infinite or a negative price or report), c with that amount counted unknown: such a
+// number would make every sum it enters wrong, and a Cost limit unable to stop. A negative
+// Unknown, which would make another cost look known, is taken the same way.
+func (c Cost) valid() Cost {
+	badAmount := math.IsNaN(c.Amount) || math.IsInf(c.Amount, 0) || c.Amount < 0
+	if !badAmount && c.Unknown >= 0 {
+		return c
+	}
+	if badAmount {
+		c.Amount = 0
+	}
+	c.Unknown = max(c.Unknown, 0) + 1
+	return c
 }
 
 // Cost is an amount of money in the price table's currency, and how many of the things it
@@ -67,7 +97,9 @@ func (t Prices) Cost(u Usage, models ...string) Cost {
 type Cost struct {
 	// Amount is the sum of what could be priced.
 	Amount float64 `json:"amount"`
-	// Unknown counts the model calls that could not be priced (no price for their model).
+	// Unknown counts the parts that could not be priced: model calls of a model without a
+	// valid price, a stream that broke before its usage arrived, a tool's report that was
+	// no amount (see ReportCost).
 	Unknown int `json:"unknown,omitempty"`
 }
 
@@ -81,7 +113,7 @@ func (c *Cost) Add(o Cost) {
 	c.Unknown += o.Unknown
 }
 
-// String formats c: "0.0123", or "at least 0.0123 (2 calls unpriced)" when part is unknown.
+// String formats c: "0.0123", or "at least 0.0123 (2 unpriced)" when part is unknown.
 func (c Cost) String() string {
 	if c.Known() {
 		return fmt.Sprintf("%.6g", c.Amount)
@@ -91,11 +123,16 @@ func (c Cost) String() string {
 
 type costKey struct{}
 
-// costReport sums what a tool call reports with ReportCost, until the call ends.
+// costReport sums what a tool call reports with ReportCost, until the call ends. It knows
+// the recorder and session of the run whose call it is, for an agent run inside the call.
 type costReport struct {
 	mu   sync.Mutex
-	c    Cost
+	c    Cost // all the call reported
+	own  Cost // the part of c the call's run is to record: not what a sub-run recorded there
 	done bool
+
+	rec     UsageRecorder // the run's Options.UsageRecorder
+	session string        // the run's session
 }
 
 // ReportCost reports, from inside a tool call run by an Agent (its context, or one derived
@@ -103,29 +140,55 @@ type costReport struct {
 // in the price table's currency: the call's CallRecord.Cost, its EventToolEnd and the run's
 // Result.Cost include it. The reports of one call add up. A report made after the call
 // ended (by a goroutine middleware.Timeout abandoned) is dropped, and outside a call it does
-// nothing. Safe from any goroutine.
+// nothing. An Amount that is not a finite number of at least 0 (NaN, an infinity, a negative
+// refund) is taken as an unknown cost (Unknown 1): the SDK keeps no sum it cannot trust.
+// Safe from any goroutine.
 func ReportCost(ctx context.Context, c Cost) {
 	if r, ok := ctx.Value(costKey{}).(*costReport); ok {
-		r.mu.Lock()
-		if !r.done {
-			r.c.Add(c)
-		}
-		r.mu.Unlock()
+		r.add(c.valid(), false)
 	}
 }
 
-// withCostReport returns the context of one tool call, and what the call reports in it.
-func withCostReport(ctx context.Context) (context.Context, *costReport) {
-	r := &costReport{}
-	return context.WithValue(ctx, costKey{}, r), r
+// reportRun reports, from inside a tool call, the cost of an agent run the call made, whose
+// spend went to rec as it was spent: the calling run's recorder does not record it again
+// when it is rec.
+func reportRun(ctx context.Context, rec UsageRecorder, c Cost) {
+	if r, ok := ctx.Value(costKey{}).(*costReport); ok {
+		r.add(c, sameRecorder(rec, r.rec))
+	}
 }
 
-// end returns what the call reported and drops later reports.
-func (r *costReport) end() Cost {
+func (r *costReport) add(c Cost, recorded bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
+	r.c.Add(c)
+	if !recorded {
+		r.own.Add(c)
+	}
+}
+
+// sameRecorder reports whether a and b are the same recorder (never panicking on a
+// recorder type that cannot be compared).
+func sameRecorder(a, b UsageRecorder) bool {
+	return a != nil && b != nil && reflect.ValueOf(a).Comparable() && reflect.ValueOf(b).Comparable() && a == b
+}
+
+// withCostReport returns the context of one tool call of r, and what the call reports in it.
+func (r *run) withCostReport(ctx context.Context) (context.Context, *costReport) {
+	c := &costReport{rec: r.a.opts.UsageRecorder, session: r.recordSession()}
+	return context.WithValue(ctx, costKey{}, c), c
+}
+
+// end returns what the call reported, and the part of it its run is to record; it drops
+// later reports.
+func (r *costReport) end() (all, own Cost) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done = true
-	return r.c
+	return r.c, r.own
 }
 
 // sumCost returns the sum of what the calls of recs reported.

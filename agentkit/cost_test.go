@@ -2,17 +2,23 @@ package agentkit_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	openai "github.com/sashabaranov/go-openai"
+	"go.uber.org/goleak"
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/middleware"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -62,6 +68,8 @@ func TestPricesCost(t *testing.T) {
 		{"response names none", table, []string{"", "gpt-4o-mini"}, agentkit.Cost{Amount: 0.75}},
 		{"unpriced", table, []string{"other", "other"}, agentkit.Cost{Unknown: 1}},
 		{"no table", nil, []string{"gpt-4o-mini"}, agentkit.Cost{Unknown: 1}},
+		{"a negative price is no price", agentkit.Prices{"neg": {Input: -1, Output: 1}}, []string{"neg"}, agentkit.Cost{Unknown: 1}},
+		{"an infinite price is no price", agentkit.Prices{"inf": {Input: math.Inf(1), Output: 1}}, []string{"inf"}, agentkit.Cost{Unknown: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -265,5 +273,217 @@ func TestMeterResumedSession(t *testing.T) {
 	}
 	if got := meter.Session("s").ModelCalls; got != 2 {
 		t.Errorf("the session made %d model calls, want 2", got)
+	}
+}
+
+// A streamed call is priced as a plain one: under the model its chunks name (a dated
+// snapshot the table prices) before the requested one.
+func TestStreamedCostUnderResponseModel(t *testing.T) {
+	prices := agentkit.Prices{"m-2024-07-18": {Input: 1, Output: 1}} // the snapshot only
+	for _, streamed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streamed=%v", streamed), func(t *testing.T) {
+			resp := openai.ChatCompletionResponse{Model: "m-2024-07-18",
+				Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "hi"}, FinishReason: openai.FinishReasonStop}},
+				Usage:   openai.Usage{PromptTokens: 1_000_000, CompletionTokens: 1_000_000, TotalTokens: 2_000_000}}
+			a := agentkit.New(agentkittest.New(t, agentkittest.Reply{Response: &resp}), &agentkit.Options{Model: "m", Prices: prices})
+			var res *agentkit.Result
+			var err error
+			if streamed {
+				res, err = a.RunStream(context.Background(), "hi").Result()
+			} else {
+				res, err = a.Run(context.Background(), "hi")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (agentkit.Cost{Amount: 2}); !cmp.Equal(res.Cost, want, approx) {
+				t.Errorf("Result.Cost = %v, want %v", res.Cost, want)
+			}
+		})
+	}
+}
+
+// A reply the run rejects after it arrived — over MaxReplyBytes, or without choices — was
+// billed all the same: its usage and cost are the run's and are recorded.
+func TestRejectedReplyCost(t *testing.T) {
+	prices := agentkit.Prices{"m": {Input: 1, Output: 1}}
+	u := openai.Usage{PromptTokens: 1_000_000, CompletionTokens: 1_000_000, TotalTokens: 2_000_000}
+	big := agentkittest.Text(strings.Repeat("x", 100))
+	big.Usage = u
+	tests := []struct {
+		name    string
+		reply   agentkittest.Reply
+		wantErr error
+	}{
+		{"reply too large", big, agentkit.ErrReplyTooLarge},
+		{"no choices", agentkittest.Reply{Response: &openai.ChatCompletionResponse{Usage: u}}, agentkit.ErrNoChoices},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var meter agentkit.Meter
+			a := agentkit.New(agentkittest.New(t, tt.reply), &agentkit.Options{Model: "m", Prices: prices, MaxReplyBytes: 10, UsageRecorder: &meter})
+			res, err := a.Run(context.Background(), "hi")
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Run error %v, want %v", err, tt.wantErr)
+			}
+			want := agentkit.Spend{Usage: agentkit.UsageOf(u), Cost: agentkit.Cost{Amount: 2}, ModelCalls: 1}
+			if diff := cmp.Diff(want, agentkit.Spend{Usage: res.Usage, Cost: res.Cost, ModelCalls: 1}, approx); diff != "" {
+				t.Errorf("Result (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want, meter.Total(), approx); diff != "" {
+				t.Errorf("recorded (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A stream cut by MaxReplyBytes before its usage chunk: generated, billed, of unknown cost.
+	t.Run("stream cut", func(t *testing.T) {
+		var meter agentkit.Meter
+		a := agentkit.New(agentkittest.New(t, big), &agentkit.Options{Model: "m", Prices: prices, MaxReplyBytes: 10, UsageRecorder: &meter})
+		res, err := a.RunStream(context.Background(), "hi").Result()
+		if !errors.Is(err, agentkit.ErrReplyTooLarge) {
+			t.Fatalf("Run error %v, want ErrReplyTooLarge", err)
+		}
+		want := agentkit.Spend{Cost: agentkit.Cost{Unknown: 1}, ModelCalls: 1}
+		if diff := cmp.Diff(want, meter.Total()); diff != "" || res.Cost != want.Cost {
+			t.Errorf("Result.Cost %v; recorded (-want +got):\n%s", res.Cost, diff)
+		}
+	})
+}
+
+// An agent used as a tool that shares its caller's UsageRecorder (one Meter for the
+// application): each model call is recorded once, under the caller's session, and the
+// Meter's sum is the caller's Result.Cost.
+func TestSubAgentMeter(t *testing.T) {
+	prices := agentkit.Prices{"m": {Input: 1, Output: 1}}
+	var meter agentkit.Meter
+	paid := tool.New("paid", "A paid API.", func(ctx context.Context, in struct{}) (string, error) {
+		agentkit.ReportCost(ctx, agentkit.Cost{Amount: 0.25})
+		return "ok", nil
+	})
+	subCall := agentkittest.ToolCalls(agentkittest.Call("paid", `{}`))
+	subCall.Usage = openai.Usage{PromptTokens: 500_000}
+	subAnswer := agentkittest.Text("sub done")
+	subAnswer.Usage = openai.Usage{CompletionTokens: 500_000}
+	sub := agentkit.New(agentkittest.New(t, subCall, subAnswer), &agentkit.Options{Model: "m", Prices: prices, Tools: []*tool.Tool{paid}, UsageRecorder: &meter})
+	call := agentkittest.ToolCalls(agentkittest.Call("helper", `{"input":"do it"}`), agentkittest.Call("paid", `{}`))
+	call.Usage = openai.Usage{PromptTokens: 1_000_000}
+	a := agentkit.New(agentkittest.New(t, call, agentkittest.Text("done")), &agentkit.Options{Model: "m", Prices: prices, Memory: memory.NewInMemory(),
+		Tools: []*tool.Tool{sub.Tool("helper", "Helps."), paid}, UsageRecorder: &meter})
+	res, err := a.RunSession(context.Background(), "s", "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Own call 1, the sub-agent's calls 0.5 + 0.5 and its tool 0.25, own tool 0.25.
+	if want := (agentkit.Cost{Amount: 2.5}); !cmp.Equal(res.Cost, want, approx) {
+		t.Fatalf("Result.Cost = %v, want %v", res.Cost, want)
+	}
+	want := agentkit.Spend{Usage: agentkit.Usage{PromptTokens: 1_500_000, CompletionTokens: 500_000}, Cost: res.Cost, ModelCalls: 4}
+	if diff := cmp.Diff(want, meter.Total(), approx); diff != "" {
+		t.Errorf("Meter.Total (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, meter.Session("s"), approx); diff != "" {
+		t.Errorf("Meter.Session(s) (-want +got):\n%s", diff)
+	}
+}
+
+// A cost a tool reports that is not a number of at least 0 (NaN, an infinity, a negative
+// amount or count) is not summed as one: it is an unknown cost, and a Cost budget stops.
+func TestReportCostInvalid(t *testing.T) {
+	for _, c := range []agentkit.Cost{{Amount: math.NaN()}, {Amount: math.Inf(1)}, {Amount: -1}, {Unknown: -1}} {
+		t.Run(fmt.Sprint(c), func(t *testing.T) {
+			bad := tool.New("bad", "Reports a bad cost.", func(ctx context.Context, in struct{}) (string, error) {
+				agentkit.ReportCost(ctx, c)
+				return "ok", nil
+			})
+			model := agentkittest.New(t, looping(1, 10)[0], agentkittest.ToolCalls(agentkittest.Call("bad", `{}`)), agentkittest.Text("done"))
+			a := agentkit.New(model, &agentkit.Options{Model: "m", Prices: agentkit.Prices{"m": {Input: 1, Output: 1}}, Tools: []*tool.Tool{bad, echoTool()},
+				Budget: agentkit.Budget{Cost: 1}, Ledger: memory.NewInMemory()})
+			res, err := a.Run(context.Background(), "go")
+			if res.Cost.Known() || math.IsNaN(res.Cost.Amount) || math.IsInf(res.Cost.Amount, 0) || res.Cost.Amount < 0 {
+				t.Errorf("Result.Cost = %+v, want a finite, unknown cost", res.Cost)
+			}
+			if res.Stop != agentkit.StopBudget || res.Limit != agentkit.LimitCost || len(model.Requests()) != 2 {
+				t.Errorf("Run = %q %q after %d calls, %v; want the cost limit after 2", res.Stop, res.Limit, len(model.Requests()), err)
+			}
+		})
+	}
+}
+
+// brokenStream streams a call of paid, then begins a second call and breaks once the first
+// ran (started early): the message is lost, the paid call is not.
+type brokenStream struct {
+	ran    chan struct{}
+	chunks []openai.ChatCompletionStreamResponse
+}
+
+func (m *brokenStream) CreateChatCompletion(context.Context, openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	return openai.ChatCompletionResponse{}, errors.New("streams only")
+}
+
+func (m *brokenStream) CreateChatCompletionStream(context.Context, openai.ChatCompletionRequest) (agentkit.Stream, error) {
+	call := func(i int, id, name, args string) openai.ChatCompletionStreamResponse {
+		return openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: openai.ChatCompletionStreamChoiceDelta{
+			ToolCalls: []openai.ToolCall{{Index: &i, ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: args}}}}}}}
+	}
+	m.chunks = []openai.ChatCompletionStreamResponse{call(0, "c0", "paid", `{}`), call(1, "c1", "paid", `{`)}
+	return m, nil
+}
+
+func (m *brokenStream) Recv() (openai.ChatCompletionStreamResponse, error) {
+	if len(m.chunks) == 0 {
+		<-m.ran
+		return openai.ChatCompletionStreamResponse{}, errors.New("connection reset")
+	}
+	c := m.chunks[0]
+	m.chunks = m.chunks[1:]
+	return c, nil
+}
+
+func (m *brokenStream) Close() error { return nil }
+
+// A call started early, while its message streamed, ran and cost what it reported, though the
+// stream then broke and the message is not in the transcript: the cost is the run's.
+func TestBrokenStreamKeepsEarlyCallCost(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ran := make(chan struct{})
+	var once sync.Once
+	paid := tool.New("paid", "A paid API.", func(ctx context.Context, in struct{}) (string, error) {
+		agentkit.ReportCost(ctx, agentkit.Cost{Amount: 0.5})
+		once.Do(func() { close(ran) })
+		return "ok", nil
+	})
+	var meter agentkit.Meter
+	a := agentkit.New(&brokenStream{ran: ran}, &agentkit.Options{Model: "m", Prices: agentkit.Prices{"m": {Input: 1, Output: 1}}, Tools: []*tool.Tool{paid}, UsageRecorder: &meter})
+	res, err := a.RunStream(context.Background(), "go").Result()
+	var se *agentkit.StreamError
+	if !errors.As(err, &se) {
+		t.Fatalf("Run error %v, want a *StreamError", err)
+	}
+	// The broken call's own cost is unknown (no usage arrived); the paid call's is 0.5.
+	want := agentkit.Cost{Amount: 0.5, Unknown: 1}
+	if !cmp.Equal(res.Cost, want, approx) || !cmp.Equal(meter.Total().Cost, want, approx) {
+		t.Errorf("Result.Cost %v, recorded %v; want %v both", res.Cost, meter.Total().Cost, want)
+	}
+}
+
+// A model call that middleware.ModelRetry retried is one model call: its usage and cost are
+// its successful attempt's, counted and recorded once.
+func TestRetriedCallCountedOnce(t *testing.T) {
+	answer := agentkittest.Text("hi")
+	answer.Usage = openai.Usage{PromptTokens: 1_000_000, CompletionTokens: 1_000_000, TotalTokens: 2_000_000}
+	model := agentkittest.New(t, agentkittest.Error(&openai.APIError{HTTPStatusCode: 503, Message: "overloaded"}), answer)
+	retry := middleware.ModelRetry(&middleware.ModelRetryOptions{Sleep: func(context.Context, time.Duration) error { return nil }})
+	var meter agentkit.Meter
+	a := agentkit.New(model, &agentkit.Options{Model: "m", Prices: agentkit.Prices{"m": {Input: 1, Output: 1}}, ModelMiddleware: []agentkit.ModelMiddleware{retry}, UsageRecorder: &meter})
+	res, err := a.Run(context.Background(), "hi")
+	if err != nil || len(model.Requests()) != 2 {
+		t.Fatalf("Run: %v after %d attempts, want an answer after 2", err, len(model.Requests()))
+	}
+	want := agentkit.Spend{Usage: agentkit.UsageOf(answer.Usage), Cost: agentkit.Cost{Amount: 2}, ModelCalls: 1}
+	if diff := cmp.Diff(want, meter.Total(), approx); diff != "" {
+		t.Errorf("recorded (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want.Usage, res.Usage); diff != "" || res.Iterations != 1 {
+		t.Errorf("Result: %d iterations, usage (-want +got):\n%s", res.Iterations, diff)
 	}
 }

@@ -137,6 +137,8 @@
 // StopBudget and a [*BudgetError] naming it, or, with Options.FinalAnswerOnLimit, asks for
 // the final answer in one tool-free request. A run never begins a model call past a limit
 // reached before it: at most one call — the one that crossed the limit — is spent past it.
+// A Cost limit holds for the agents the run calls as tools too, which spend from what it
+// has left.
 //
 // # Observing a run
 //

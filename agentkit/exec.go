@@ -143,6 +143,16 @@ func (t *turn) abandon() {
 	t.wait()
 }
 
+// startedCost is what the calls started so far reported, once they ended (after wait or
+// abandon).
+func (t *turn) startedCost() Cost {
+	var c Cost
+	for _, rec := range t.started {
+		c.Add(rec.Cost)
+	}
+	return c
+}
+
 // notExecuted is the result of a call the loop refuses to run; content says why, for the
 // model.
 func notExecuted(kind tool.Kind, content string) tool.Result {
@@ -162,7 +172,7 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 		r.emit(ctx, Event{Kind: EventToolStart, Iteration: iter, Call: &c})
 	}
 	ctx, progress := r.withProgress(ctx, iter, call)
-	ctx, costs := withCostReport(ctx)
+	ctx, costs := r.withCostReport(ctx)
 	start := time.Now()
 	func() {
 		defer func() {
@@ -174,7 +184,10 @@ func (r *run) invoke(ctx context.Context, iter int, call tool.Call) (rec CallRec
 		}()
 		rec.Result = r.a.handler(ctx, call)
 	}()
-	rec.Duration, rec.Cost = time.Since(start), costs.end()
+	var own Cost
+	rec.Duration = time.Since(start)
+	rec.Cost, own = costs.end()
+	r.unrecorded(own)
 	if r.approved != nil {
 		rec.Result = r.approved(rec)
 	}

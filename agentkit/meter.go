@@ -29,6 +29,12 @@ func (s *Spend) Add(o Spend) {
 // "" for other runs. What a resumed run records is only what it spent itself: the paused run
 // recorded the rest.
 //
+// An agent used as a tool ([Agent.Tool]) records its run's model calls into its own
+// agent's UsageRecorder, under its caller's session; when that is the caller's recorder too
+// (one Meter for the application), the caller does not record the sub-run's cost again,
+// although its Result.Cost includes it. With another recorder, or none, the caller records
+// the sub-run's cost as the call's.
+//
 // RecordUsage is called on the run's goroutine and must be safe for concurrent use: runs of
 // one Agent are concurrent. A slow one slows the run; a durable one (a database, a billing
 // queue) is the application's, *Meter keeps sums in memory.
@@ -75,6 +81,15 @@ func (m *Meter) Total() Spend {
 // record gives s to Options.UsageRecorder.
 func (r *run) record(ctx context.Context, s Spend) {
 	if rec := r.a.opts.UsageRecorder; rec != nil {
-		rec.RecordUsage(ctx, r.session, s)
+		rec.RecordUsage(ctx, r.recordSession(), s)
 	}
+}
+
+// recordSession is the session r records under: its own, else, for a run inside a tool
+// call of another run (an agent used as a tool), its caller's.
+func (r *run) recordSession() string {
+	if r.session == "" && r.caller != nil {
+		return r.caller.session
+	}
+	return r.session
 }

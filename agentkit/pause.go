@@ -32,7 +32,7 @@ const PauseVersion = 1
 //
 //	{"version":1, "id":"…", "messages":[…], "new":2, "results":[{"id":"…","kind":"","content":"…"}],
 //	 "pending":[{"id":"…","name":"…","arguments":{…},"kind":"approval"}],
-//	 "iteration":1, "usage":{…}, "cost":{…}, "tool_calls":1, "guard":{"prev":[…],"repeats":1}, "mac":"…"}
+//	 "iteration":1, "usage":{…}, "cost":{…}, "tool_calls":1, "tool_calls_out":true, "guard":{"prev":[…],"repeats":1}, "mac":"…"}
 //
 // A Pause is made as JSON reads it back — text that is not UTF-8 holds U+FFFD, arguments are
 // compacted — so that its signature holds after any number of trips through encoding/json.
@@ -74,6 +74,11 @@ type Pause struct {
 	Cost Cost `json:"cost,omitzero"`
 	// ToolCalls counts the tool calls the run ran so far, for its Budget.
 	ToolCalls int `json:"tool_calls,omitempty"`
+	// ToolCallsOut says that a call of the paused turn was refused for the Budget's
+	// tool-call limit: the resumed run stops before its next model call, as the run would
+	// have (or, with FinalAnswerOnLimit, makes the final request), unless the budget of the
+	// Resume has tool calls left.
+	ToolCallsOut bool `json:"tool_calls_out,omitempty"`
 	// Guard is the state of the loop guard (Options.LoopLimit): the canonical keys of the
 	// turn's calls and how many turns in a row made them.
 	Guard GuardState `json:"guard"`
@@ -169,17 +174,18 @@ var (
 // the turn's assistant message.
 func (r *run) pauseOf(recs []CallRecord) (*Pause, error) {
 	p := &Pause{
-		Version:   PauseVersion,
-		ID:        rand.Text(),
-		Messages:  slices.Clone(r.res.Messages), // the transcript's array is the caller's, once the run ends
-		New:       r.res.New,
-		Session:   r.session,
-		Omitted:   r.res.Omitted,
-		Iteration: r.res.Iterations,
-		Usage:     r.res.Usage,
-		Cost:      r.res.Cost,
-		ToolCalls: r.toolCalls,
-		Guard:     GuardState{Prev: r.guard.prev, Repeats: r.guard.repeats},
+		Version:      PauseVersion,
+		ID:           rand.Text(),
+		Messages:     slices.Clone(r.res.Messages), // the transcript's array is the caller's, once the run ends
+		New:          r.res.New,
+		Session:      r.session,
+		Omitted:      r.res.Omitted,
+		Iteration:    r.res.Iterations,
+		Usage:        r.res.Usage,
+		Cost:         r.res.Cost,
+		ToolCalls:    r.toolCalls,
+		Guard:        GuardState{Prev: r.guard.prev, Repeats: r.guard.repeats},
+		ToolCallsOut: r.toolsOut,
 	}
 	for _, rec := range recs {
 		if rec.Result.Kind != tool.KindPending {

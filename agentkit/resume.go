@@ -143,7 +143,8 @@ func (a *Agent) claim(ctx context.Context, p *Pause, decisions []Decision) (*too
 func (r *run) adopt(p *Pause, box *toolbox) {
 	msgs := slices.Clone(p.Messages[:len(p.Messages)-1])
 	r.res = &Result{Messages: msgs, New: p.New, Omitted: p.Omitted, Usage: p.Usage, Cost: p.Cost, Iterations: p.Iteration}
-	r.toolCalls = p.ToolCalls
+	r.toolCalls, r.toolsOut = p.ToolCalls, p.ToolCallsOut
+	r.tokens = tokens(p.Usage) // the paused run's, from its sums: a Pause keeps no call's own
 	r.guard = loopGuard{prev: slices.Clone(p.Guard.Prev), repeats: p.Guard.Repeats}
 	r.box = box
 }
@@ -260,7 +261,10 @@ func (r *run) resume(ctx context.Context, p *Pause, decisions []Decision) (*Resu
 	from := len(r.res.Messages) - 1
 	calls, answers, approved := r.decided(msg, p, decisions)
 	r.toolCalls += len(approved) // decided by a person: run whatever the tool-call budget says
-	t := &turn{r: r, iter: iter, ctx: tool.WithApproved(ctx, approved...), quiet: map[int]bool{}}
+	// A call the paused turn refused for the tool-call budget stops the run, as it would have
+	// without the pause, unless the Resume's budget has room left.
+	r.toolsOut = r.toolsOut && (r.budget.ToolCalls < 0 || r.toolCalls >= r.budget.ToolCalls)
+	t := &turn{r: r, iter: iter, ctx: r.withPool(tool.WithApproved(ctx, approved...)), quiet: map[int]bool{}}
 	for i, c := range calls {
 		t.quiet[i] = slices.ContainsFunc(p.Results, func(r PausedResult) bool { return r.ID == c.ID }) // reported before the pause
 	}

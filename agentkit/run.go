@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -97,14 +98,25 @@ type run struct {
 	began     time.Time
 	toolCalls int
 	toolsOut  bool
+	tokens    int // Budget.Tokens' count of the calls' tokens, each call's as it reported them
+	// What the tool calls of the turn reported that the run is to record (meter.go), and
+	// the tool call of another run this run is inside, if it is (an agent used as a tool).
+	spendMu sync.Mutex
+	own     Cost
+	caller  *costReport
+	// The Cost pool of the caller's turn, when this run is inside a tool call of a run
+	// that has one, and the pool of this run's current turn (costpool.go).
+	pool, turnPool *costPool
 }
 
 // start runs body, the run's work, through Options.RunMiddleware.
 func (r *run) start(ctx context.Context, body RunFunc) (*Result, error) {
 	// No approval of a caller's reaches this run (an agent used as a tool): only Resume
 	// approves, the calls of the turn it resumes.
-	ctx = r.begin(tool.WithApproved(ctx))
-	f := body
+	ctx, r.began = tool.WithApproved(ctx), time.Now()
+	r.caller, _ = ctx.Value(costKey{}).(*costReport)
+	r.pool, _ = ctx.Value(poolKey{}).(*costPool)
+	f := func(ctx context.Context) (*Result, error) { return body(r.takeBudget(ctx)) }
 	mws := r.a.opts.RunMiddleware
 	for i := len(mws) - 1; i >= 0; i-- {
 		if mws[i] != nil {
@@ -190,7 +202,7 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 	default:
 		refusal, all = notExecuted(tool.KindNotExecuted, tooManyContent(r.a.opts.MaxToolCalls)), false
 	}
-	q := r.quota(func(i int) (tool.Result, bool) {
+	q := r.quota(calls, func(i int) (tool.Result, bool) {
 		return refusal, all || i >= r.a.opts.MaxToolCalls
 	})
 	step.Calls = t.finish(calls, q.refuse)
@@ -382,11 +394,12 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		l.LogAttrs(ctx, slog.LevelDebug, "agentkit: model request", slog.Int("iteration", iter), slog.Int("messages", len(req.Messages)), slog.String("transcript", FormatTranscript(req.Messages)))
 	}
 	r.res.Iterations = iter
-	t := &turn{r: r, iter: iter, ctx: ctx}
+	t := &turn{r: r, iter: iter, ctx: r.withPool(ctx)}
 	ok := false // the turn goes to the caller, who settles it
 	defer func() {
 		if !ok { // a failed step, or a panic (an OnEvent's, a Stream's): no early call outlives it
 			t.abandon()
+			r.spendTools(ctx, t.startedCost()) // what they ran was spent all the same
 		}
 	}()
 	start := time.Now()
@@ -406,10 +419,11 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		err = fmt.Errorf("%w: %d bytes, over the %d-byte bound (Options.MaxReplyBytes)", ErrReplyTooLarge, replySize(&resp.Choices[0].Message), r.a.opts.MaxReplyBytes)
 	}
 	if err != nil {
+		usage, cost := r.spendRejected(ctx, err, report, resp, req.Model)
 		if !errors.Is(err, ErrNoChoices) && !errors.Is(err, ErrReplyTooLarge) {
 			err = fmt.Errorf("agentkit: model call %d: %w", iter, err)
 		}
-		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Duration: dur, Err: err})
+		r.emit(ctx, Event{Kind: EventModelResponse, Iteration: iter, Duration: dur, Err: err, Usage: usage, Cost: cost})
 		return openai.ChatCompletionMessage{}, nil, err
 	}
 	choice := resp.Choices[0]

@@ -1,6 +1,7 @@
 package agentkit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -190,13 +191,14 @@ func (r *run) callStream(ctx context.Context, t *turn, req openai.ChatCompletion
 			}
 		}
 	}
-	size := 0
+	size, model := 0, "" // model: the first a chunk names, which prices the call as a plain response's would
 	for {
 		chunk, err := s.Recv()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err == nil {
+			model = cmp.Or(model, chunk.Model)
 			if size += chunkSize(&chunk); size > r.a.opts.MaxReplyBytes {
 				err = fmt.Errorf("%w: over the %d-byte bound (Options.MaxReplyBytes)", ErrReplyTooLarge, r.a.opts.MaxReplyBytes)
 			}
@@ -213,7 +215,7 @@ func (r *run) callStream(ctx context.Context, t *turn, req openai.ChatCompletion
 	final = final || cutOff(finish) != "" // the calls of a reply cut short do not run
 	handle(deltas)
 	partials.flush(&asm)
-	resp := openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg, FinishReason: finish}}}
+	resp := openai.ChatCompletionResponse{Model: model, Choices: []openai.ChatCompletionChoice{{Message: msg, FinishReason: finish}}}
 	if usage != nil {
 		resp.Usage = *usage
 	}
@@ -240,7 +242,7 @@ func (r *run) early(ctx context.Context, t *turn, i int, c openai.ToolCall, fina
 	call := tool.Call{ID: t.ids[i], Name: c.Function.Name, Arguments: c.Function.Arguments, Tool: r.box.byName[c.Function.Name]}
 	ready := call // the event's own: an OnEvent that edits it does not change the call started
 	r.emit(ctx, Event{Kind: EventToolCallReady, Iteration: t.iter, Call: &ready})
-	if final || r.a.opts.NoEarlyStart || i >= r.a.opts.MaxToolCalls || r.quota(nil).over(i) || !t.parallel(call) || r.guard.repeated(call) {
+	if final || r.a.opts.NoEarlyStart || i >= r.a.opts.MaxToolCalls || r.earlyOut(i, call.Name) || !t.parallel(call) || r.guard.repeated(call) {
 		return
 	}
 	t.start(i, call)

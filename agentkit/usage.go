@@ -88,3 +88,10 @@ func (r *usageReport) usage(resp openai.Usage) Usage {
 	}
 	return UsageOf(resp)
 }
+
+// reported returns the usage the model reported, if it did.
+func (r *usageReport) reported() (Usage, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.u, r.set
+}

@@ -110,6 +110,10 @@ func (c *Client) merged(ctx context.Context) Request {
 // SessionCacheKey returns the prompt_cache_key of Options.SessionCacheKey for session: "tc-"
 // and the first 32 hex digits of the SHA-256 of the id, the same in every process (a
 // session resumed elsewhere keeps its key) and not the id itself (which may name a user).
+// The hash is not keyed: whoever can guess an id (an email address, a user number) can
+// check it against its key, as against any unsalted hash. Where ids are guessable, set the
+// key yourself (Options.Request, [WithRequest]) from a keyed hash (an HMAC under a secret
+// of yours), or use random session ids.
 func SessionCacheKey(session string) string {
 	sum := sha256.Sum256([]byte(session))
 	return "tc-" + hex.EncodeToString(sum[:16])

@@ -117,3 +117,32 @@ func testBudgetOnTheWire(t *testing.T, e *env) {
 		}
 	}
 }
+
+// A table that prices the dated snapshot a real server names (response.model, and every
+// chunk's model when it streams) prices its calls under it, streamed as plain.
+func TestCostUnderServedModel(t *testing.T) {
+	t.Parallel()
+	eachClient(t, "budget.json", clientOptions{}, func(t *testing.T, e *env) {
+		price := agentkit.Price{Input: 0.15, Output: 0.6}
+		callCost := (1200*0.15 + 30*0.6) / 1e6
+		for _, streamed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("streamed=%v", streamed), func(t *testing.T) {
+				w := &weather{}
+				a := agentkit.New(e.streaming, &agentkit.Options{
+					Model: "gpt-4o-mini", Instructions: instructions, Tools: []*tool.Tool{w.tool()},
+					Prices: agentkit.Prices{"gpt-4o-mini-2024-07-18": price}, Budget: agentkit.Budget{ModelCalls: 2}, LoopLimit: 20,
+				})
+				q := "一直查天气：北京"
+				var res *agentkit.Result
+				if streamed {
+					res, _ = a.RunStream(testContext(t), q).Result()
+				} else {
+					res, _ = a.Run(testContext(t), q)
+				}
+				if diff := cmp.Diff(agentkit.Cost{Amount: 2 * callCost}, res.Cost, cmpopts.EquateApprox(0, 1e-15)); diff != "" {
+					t.Errorf("Result.Cost (-want +got):\n%s", diff)
+				}
+			})
+		}
+	})
+}
