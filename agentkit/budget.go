@@ -25,7 +25,9 @@ import (
 // Result.Limit names the limit, and the error is a *[BudgetError] (errors.Is
 // ErrBudgetExhausted). A model call in flight is not interrupted (bound it with the
 // context's deadline), so a run spends at most one model call past a token, cost or
-// wall-time limit: the call that crossed it.
+// wall-time limit: the call that crossed it. The tool calls of that call's reply still run
+// (within ToolCalls), paid ones included, and their results are in the transcript; the run
+// stops before the next model call.
 //
 // With Options.FinalAnswerOnLimit the run instead makes the final tool-free request (the
 // one of the iteration limit, with BudgetExhaustedPrompt) and ends after it: Stop is
