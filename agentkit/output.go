@@ -171,7 +171,8 @@ var ErrOutputInvalid = errors.New("agentkit: the model's answer does not match t
 // (an unfinished string or object closed): Text. It is not validated and may lack fields
 // the final answer has; the final one is validated and in Result.Value. Emitted each time
 // the answer grew by a quarter (by 32 bytes at first), and when the model's message ends;
-// past 16 KiB of answer only then.
+// past 8 KiB of answer only then, and only when the answer is JSON as it came (repairing
+// more could take seconds).
 const EventOutputPartial EventKind = "output_partial"
 
 // outputAccepted is what the model reads when the output tool took its answer.

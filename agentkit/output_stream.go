@@ -2,15 +2,19 @@ package agentkit
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/kaptinlin/jsonrepair"
 )
 
 // maxPartialBytes is the size of answer past which a stream emits no more
-// EventOutputPartial but the last: each partial repairs the whole answer so far, and
-// jsonrepair's time grows faster than the text (2.6 ms for 5 KB, 61 ms for 50 KB).
-const maxPartialBytes = 16 << 10
+// EventOutputPartial but the last, and that one only when the answer is JSON as it came:
+// each partial repairs the whole answer so far, and jsonrepair's time grows with the square
+// of the text for some (malformed) text — 0.6 s for 8 KiB of objects without commas, 5 s for
+// 64 KiB of numbers without commas — with no way to stop it. The bound is the one package
+// tool puts on its own repairs.
+const maxPartialBytes = 8 << 10
 
 // minPartialStep is the growth, in bytes, of the answer between two repairs, at least; it
 // is a quarter of the answer past 128 bytes, so that the repairs of one answer cost a few
@@ -78,12 +82,21 @@ func (p *outputPartials) flush(asm *Assembler) {
 // all is true).
 func (p *outputPartials) emit(so string, all bool) {
 	step := max(minPartialStep, p.repaired/4)
-	if (len(so) > maxPartialBytes && !all) || len(so) < p.repaired+step && !all || strings.TrimSpace(so) == "" {
+	if !all && (len(so) > maxPartialBytes || len(so) < p.repaired+step) || strings.TrimSpace(so) == "" {
 		return
 	}
 	p.repaired = len(so)
-	fixed, err := jsonrepair.JSONRepair(so)
-	if err != nil || !strings.HasPrefix(fixed, "{") || fixed == p.last {
+	fixed := strings.TrimSpace(so)
+	if !json.Valid([]byte(fixed)) {
+		if len(so) > maxPartialBytes {
+			return
+		}
+		var err error
+		if fixed, err = jsonrepair.JSONRepair(so); err != nil {
+			return
+		}
+	}
+	if !strings.HasPrefix(fixed, "{") || fixed == p.last {
 		return
 	}
 	p.last = fixed

@@ -1,0 +1,71 @@
+package agentkit_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/agentkit/agentkittest"
+)
+
+// streamPartials runs a on a streamed run and returns its EventOutputPartial texts.
+func streamPartials(t *testing.T, a *agentkit.Agent) ([]string, *agentkit.Result, error) {
+	t.Helper()
+	s := a.RunStream(context.Background(), "Weather in Paris?")
+	var partials []string
+	for e := range s.Events() {
+		if e.Kind == agentkit.EventOutputPartial {
+			partials = append(partials, e.Text)
+		}
+	}
+	res, err := s.Result()
+	return partials, res, err
+}
+
+// A streamed answer past 8 KiB is not repaired at the end of the message: the repairer's
+// time grows with the square of malformed text (seconds for tens of KiB, hours for the
+// 4 MiB of Options.MaxReplyBytes). One that is JSON as it came is still the last partial.
+func TestOutputStreamLargeAnswer(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	tags := strings.Repeat(`1 `, 12000) // 24 KB of numbers without commas: a second to repair
+	valid := `{"city":"Paris","temp_c":26,"sky":"sunny","tags":[` + strings.TrimSuffix(strings.Repeat(`"warm",`, 3000), ",") + `]}`
+	tests := []struct {
+		name, answer string
+		wantLast     string // the last partial; "" for none but of the first 8 KiB
+	}{
+		{"malformed", `{"city":"Paris","temp_c":26,"sky":"sunny","tags":[` + tags + `]}`, ""},
+		{"valid", valid, valid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := agentkittest.New(t, agentkittest.Text(tt.answer), agentkittest.Text(`{"city":"Paris","temp_c":26,"sky":"sunny"}`))
+			a := agentkit.New(m, &agentkit.Options{Output: agentkit.Output[forecast](&agentkit.OutputOptions{Mode: agentkit.OutputNative})})
+			partials, _, err := streamPartials(t, a)
+			if err != nil {
+				t.Fatalf("Result: %v", err)
+			}
+			if len(partials) == 0 {
+				t.Fatal("no partial")
+			}
+			if got := partials[len(partials)-1]; tt.wantLast != "" && got != tt.wantLast {
+				t.Errorf("last partial %.60q..., want the whole answer", got)
+			}
+			for i, p := range partials {
+				// Each number came with 2 bytes of answer: past 4096 of them, the
+				// repaired answer was over 8 KiB.
+				if n := strings.Count(p, "1"); tt.wantLast == "" && n > 4096 {
+					t.Errorf("partial %d of %d holds %d numbers: repaired past the 8 KiB bound", i, len(partials), n)
+				}
+			}
+			for i, p := range partials {
+				if !json.Valid([]byte(p)) {
+					t.Errorf("partial %d is not JSON: %.40q", i, p)
+				}
+			}
+		})
+	}
+}
