@@ -247,6 +247,10 @@ func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompl
 		return true, StopModelError, fmt.Errorf("%w: the model refused to answer: %s", ErrOutputInvalid, msg.Refusal)
 	}
 	v, canon, perr := s.parse(ctx, answer(msg))
+	if cut := r.cutAnswer(); cut != nil {
+		// Repaired (closing brackets added), a cut answer could pass with fields missing.
+		v, perr = nil, cut
+	}
 	if perr == nil {
 		return true, r.outputDone(ctx, iter, v, canon, limit), nil
 	}
@@ -257,6 +261,25 @@ func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompl
 	r.res.Messages = append(r.res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s.correction(perr)})
 	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
 	return true, "", nil
+}
+
+// cutAnswer is the error of an answer in the text of a reply cut short (finish_reason
+// length or content_filter), which may be incomplete; nil for a reply that finished.
+func (r *run) cutAnswer() error {
+	var finish openai.FinishReason
+	if n := len(r.res.Steps); n > 0 {
+		finish = r.res.Steps[n-1].FinishReason
+	}
+	var why string
+	switch finish {
+	case openai.FinishReasonLength:
+		why = "your reply was cut off at its length limit (finish_reason length), so the answer may be incomplete: give a shorter one"
+	case openai.FinishReasonContentFilter:
+		why = "your reply was stopped by the provider's content filter (finish_reason content_filter), so the answer may be incomplete"
+	default:
+		return nil
+	}
+	return &tool.ArgumentError{Tool: r.a.opts.Output.t.Name(), Kind: tool.KindInvalidJSON, Detail: why}
 }
 
 // outputCalled ends the run when a turn's output tool call was accepted, and remembers why

@@ -3,13 +3,16 @@ package agentkit_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
+	openai "github.com/sashabaranov/go-openai"
 	"go.uber.org/goleak"
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
+	"github.com/toolcall/toolcall/tool"
 )
 
 // streamPartials runs a on a streamed run and returns its EventOutputPartial texts.
@@ -67,5 +70,45 @@ func TestOutputStreamLargeAnswer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An answer in a reply cut off at its length limit is not taken, even when closing its
+// brackets makes it valid (the tags it was writing are missing): the model is told, and
+// its next, complete answer ends the run. At the limit, the run fails with it.
+func TestOutputCutOffAnswer(t *testing.T) {
+	cut := `{"city":"Paris","temp_c":26,"sky":"sunny","tags":["warm","dry"]`
+	for _, mode := range modes {
+		for _, finish := range []openai.FinishReason{openai.FinishReasonLength, openai.FinishReasonContentFilter} {
+			t.Run(string(mode)+"/"+string(finish), func(t *testing.T) {
+				r := agentkittest.Text(cut)
+				r.FinishReason = finish
+				whole := answerReply(mode, `{"city":"Paris","temp_c":26,"sky":"sunny","tags":["warm","dry","windy"]}`)
+				m := agentkittest.New(t, r, whole)
+				a := agentkit.New(m, &agentkit.Options{Output: agentkit.Output[forecast](&agentkit.OutputOptions{Mode: mode})})
+				res, err := a.Run(context.Background(), "Weather in Paris?")
+				if err != nil {
+					t.Fatalf("Run: %v", err)
+				}
+				if got, _ := agentkit.ValueOf[forecast](res); len(got.Tags) != 3 || res.Iterations != 2 {
+					t.Errorf("value %+v after %d requests; want the complete second answer", got, res.Iterations)
+				}
+				if len(m.Requests()) < 2 {
+					t.Fatal("the cut answer was taken: no second request")
+				}
+				second := m.Requests()[1].Messages
+				if last := second[len(second)-1]; last.Role != "user" || !strings.Contains(last.Content, string(finish)) {
+					t.Errorf("feedback %s %q; want a user message naming %s", last.Role, last.Content, finish)
+				}
+
+				m = agentkittest.New(t, r)
+				a = agentkit.New(m, &agentkit.Options{MaxIterations: 1, Output: agentkit.Output[forecast](&agentkit.OutputOptions{Mode: mode})})
+				res, err = a.Run(context.Background(), "Weather in Paris?")
+				var ae *tool.ArgumentError
+				if !errors.Is(err, agentkit.ErrOutputInvalid) || !errors.As(err, &ae) || res.Value != nil {
+					t.Errorf("at the limit: err %v, value %v; want ErrOutputInvalid and no value", err, res.Value)
+				}
+			})
+		}
 	}
 }
