@@ -115,8 +115,9 @@ func Output[T any](opts *OutputOptions) *OutputSpec {
 	default:
 		o.Description = "The final answer."
 	}
-	t := tool.New(o.Name, o.Description, func(_ context.Context, in T) (accepted, error) {
-		return accepted{in}, nil
+	t := tool.New(o.Name, o.Description, func(ctx context.Context, in T) (accepted, error) {
+		call, _ := tool.CallFromContext(ctx)
+		return accepted{in, call.Arguments}, nil
 	}, tool.Options{Strict: o.Strict, Sequential: true, ArgumentLimit: o.MaxBytes,
 		// It changes nothing: middleware that asks approval for destructive tools, or for
 		// an open world, lets it pass.
@@ -159,9 +160,11 @@ func ValueOf[T any](res *Result) (T, bool) {
 
 // ErrOutputInvalid: the run ended without a valid typed answer although the model answered
 // (Options.Output). Either its last answer did not match T's schema, within the iteration
-// limit or the run's budget: the error also wraps ErrIterationLimit (or ErrBudgetExhausted)
-// and the last answer's *tool.ArgumentError
-// (errors.As). Or the model refused to answer (a reply with a refusal and no content, as
+// limit or the run's budget: the error also wraps ErrIterationLimit (or ErrBudgetExhausted,
+// or ErrLoopDetected when the model sent the same refused output tool call until the loop
+// guard stopped the run) and why the last answer was refused: its *tool.ArgumentError
+// (errors.As) when it broke the schema or was cut off, or a middleware's refusal of the
+// output tool call. Or the model refused to answer (a reply with a refusal and no content, as
 // OpenAI's structured outputs send one): the run stops at once with StopModelError, the
 // refusal in the error's text and in the transcript.
 var ErrOutputInvalid = errors.New("agentkit: the model's answer does not match the output schema")
@@ -179,7 +182,10 @@ const EventOutputPartial EventKind = "output_partial"
 const outputAccepted = "Final answer received."
 
 // accepted is the output tool's result: the decoded answer, and what the model reads.
-type accepted struct{ v any }
+type accepted struct {
+	v    any
+	args string // the arguments the tool ran with, which middleware may have changed
+}
 
 func (accepted) ToolContent() string { return outputAccepted }
 
@@ -293,17 +299,35 @@ func (r *run) outputCalled(ctx context.Context, iter int, recs []CallRecord) Sto
 		if c.Call.Name != s.t.Name() {
 			continue
 		}
-		if c.Result.Err != nil {
-			r.outErr = c.Result.Err
+		if c.Result.Err != nil || c.Result.Failed() {
+			r.refused(c.Result)
 			continue
 		}
-		// Parsed again rather than taken from the result's Value, which a resumed turn's
-		// result (see Pause) does not keep.
-		if v, canon, err := s.parse(ctx, c.Call.Arguments); err == nil {
+		// The arguments the tool ran with, which middleware may have rewritten, parsed again
+		// rather than taken from the result's Value: a resumed turn's result (see Pause)
+		// keeps neither.
+		args := c.Call.Arguments
+		if a, ok := c.Result.Value.(accepted); ok {
+			args = a.args
+		}
+		if v, canon, err := s.parse(ctx, args); err == nil {
 			return r.outputDone(ctx, iter, v, canon, "")
 		}
 	}
 	return ""
+}
+
+// refused remembers why an output tool call was refused, unless the refusal did not judge
+// the answer: the loop guard refuses a call that repeats the one refused before, whose error
+// stays the reason.
+func (r *run) refused(res tool.Result) {
+	switch {
+	case res.Kind == tool.KindLoop:
+	case res.Err != nil:
+		r.outErr = res.Err
+	default: // a middleware's failure without an error
+		r.outErr = errors.New(res.Content)
+	}
 }
 
 // outputDone records the accepted answer; limit is as for outputAnswered.
@@ -319,7 +343,7 @@ func (r *run) outputDone(ctx context.Context, iter int, v any, canon string, lim
 // outputError is err, for a run that stops on it, wrapped with ErrOutputInvalid and the
 // last answer's error when the model's last answer was refused.
 func (r *run) outputError(err error) error {
-	if r.outErr == nil || !errors.Is(err, ErrIterationLimit) && !errors.Is(err, ErrBudgetExhausted) {
+	if r.outErr == nil || !errors.Is(err, ErrIterationLimit) && !errors.Is(err, ErrBudgetExhausted) && !errors.Is(err, ErrLoopDetected) {
 		return err
 	}
 	return fmt.Errorf("%w: %w; the last answer: %w", ErrOutputInvalid, err, r.outErr)

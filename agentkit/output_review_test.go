@@ -112,3 +112,67 @@ func TestOutputCutOffAnswer(t *testing.T) {
 		}
 	}
 }
+
+// The output tool's answer is the one it ran with, and it is taken only when its call
+// succeeded: a middleware's failure without an error is a refusal the model read (and the
+// run's error at the limit), and a middleware that rewrites the arguments rewrites the
+// answer, as it rewrites what any tool runs with.
+func TestOutputToolMiddleware(t *testing.T) {
+	const paris = `{"city":"Paris","temp_c":26,"sky":"sunny"}`
+	deny := func(next tool.Handler) tool.Handler {
+		return func(ctx context.Context, c tool.Call) tool.Result {
+			if c.Name == agentkit.DefaultOutputName {
+				return tool.Result{Kind: tool.KindDenied, Content: "error: answers are closed today"}
+			}
+			return next(ctx, c)
+		}
+	}
+	lyon := func(next tool.Handler) tool.Handler {
+		return func(ctx context.Context, c tool.Call) tool.Result {
+			c.Arguments = strings.Replace(c.Arguments, "Paris", "Lyon", 1)
+			return next(ctx, c)
+		}
+	}
+	tests := []struct {
+		name     string
+		mw       tool.Middleware
+		wantCity string // "" for no value
+		wantErr  string
+	}{
+		{"denied without an error", deny, "", "answers are closed today"},
+		{"rewritten", lyon, "Lyon", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.Call(agentkit.DefaultOutputName, paris)))
+			a := agentkit.New(m, &agentkit.Options{MaxIterations: 1, Middleware: []tool.Middleware{tt.mw}, Output: agentkit.Output[forecast](nil)})
+			res, err := a.Run(context.Background(), "Weather in Paris?")
+			got, _ := agentkit.ValueOf[forecast](res)
+			if got.City != tt.wantCity {
+				t.Errorf("value %+v, want city %q", got, tt.wantCity)
+			}
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (!errors.Is(err, agentkit.ErrOutputInvalid) || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("err %v, want one with %q", err, tt.wantErr)
+			}
+			if want := `{"city":"` + tt.wantCity + `","temp_c":26,"sky":"sunny"}`; tt.wantCity != "" && res.Output != want {
+				t.Errorf("Output %s, want %s", res.Output, want)
+			}
+		})
+	}
+}
+
+// A model that sends the same invalid answer to the output tool until the loop guard stops
+// the run: the error says the answer was invalid, and why, not only that calls repeated.
+func TestOutputLoopOnInvalidAnswer(t *testing.T) {
+	bad := agentkittest.ToolCalls(agentkittest.Call(agentkit.DefaultOutputName, `{"city":"Paris"}`))
+	m := agentkittest.New(t, bad, bad, bad, bad)
+	a := agentkit.New(m, &agentkit.Options{Output: agentkit.Output[forecast](nil)})
+	res, err := a.Run(context.Background(), "Weather in Paris?")
+	var ae *tool.ArgumentError
+	if res.Stop != agentkit.StopLoopDetected || !errors.Is(err, agentkit.ErrLoopDetected) || !errors.Is(err, agentkit.ErrOutputInvalid) || !errors.As(err, &ae) {
+		t.Fatalf("Run = %q, %v; want StopLoopDetected, ErrLoopDetected, ErrOutputInvalid and the answer's *tool.ArgumentError", res.Stop, err)
+	}
+	if !strings.Contains(err.Error(), "/temp_c") {
+		t.Errorf("err %v does not name the missing /temp_c", err)
+	}
+}
