@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -89,7 +90,13 @@ type OutputSpec struct {
 //
 // With Options.FinalAnswerOnLimit, the final tool-free request still asks for T: in native
 // and prompt mode as every request does; in tool mode, where tool_choice "none" forbids the
-// output tool, that request asks for the JSON as prompt mode does, in its last message.
+// output tool, that request asks for the JSON as prompt mode does, in its last message. A
+// server that calls the output tool anyway gets that call run (it changes nothing) and its
+// answer validated like a text one: a valid answer ends the run; the reply's other calls
+// are not run.
+//
+// An answer in a reply cut short (finish_reason length or content_filter) is refused and
+// sent back: it may be incomplete even when it parses.
 //
 // Streamed runs emit EventOutputPartial events with the answer so far, as parseable JSON.
 func Output[T any](opts *OutputOptions) *OutputSpec {
@@ -288,9 +295,36 @@ func (r *run) cutAnswer() error {
 	return &tool.ArgumentError{Tool: r.a.opts.Output.t.Name(), Kind: tool.KindInvalidJSON, Detail: why}
 }
 
+// answersOnLimit says whether call i of the final tool-free turn (final) runs although the
+// turn's calls do not: the first call of the output tool, from a server that ignored
+// tool_choice "none". It changes nothing, and its answer is validated as a text answer of
+// that turn would be, so a valid one is taken (see outputOnLimit).
+func (r *run) answersOnLimit(final bool, calls []tool.Call, i int) bool {
+	s := r.a.opts.Output
+	if !final || s == nil || s.mode != OutputTool || calls[i].Name != s.t.Name() {
+		return false
+	}
+	return slices.IndexFunc(calls, func(c tool.Call) bool { return c.Name == s.t.Name() }) == i
+}
+
+// outputOnLimit is the stop of a turn that stopped the run (stop, err), unless it is the
+// final tool-free turn and its output tool call (answersOnLimit) was accepted: the run then
+// ends with the answer, as after a text one.
+func (r *run) outputOnLimit(ctx context.Context, iter int, recs []CallRecord, stop StopReason, err error) (StopReason, error) {
+	if stop != StopIterationLimit && stop != StopBudget || !errors.Is(err, ErrIterationLimit) && !errors.Is(err, ErrBudgetExhausted) {
+		return stop, err
+	}
+	if s := r.outputCalled(ctx, iter, recs, stop); s != "" {
+		return s, nil
+	}
+	return stop, err
+}
+
 // outputCalled ends the run when a turn's output tool call was accepted, and remembers why
 // one was refused. Calls of the same turn ran too; their results are in the transcript.
-func (r *run) outputCalled(ctx context.Context, iter int, recs []CallRecord) StopReason {
+// limit, when the turn is the final tool-free one of Options.FinalAnswerOnLimit, is why (as
+// for outputAnswered); "" otherwise.
+func (r *run) outputCalled(ctx context.Context, iter int, recs []CallRecord, limit StopReason) StopReason {
 	s := r.a.opts.Output
 	if s == nil || s.mode != OutputTool {
 		return ""
@@ -311,18 +345,18 @@ func (r *run) outputCalled(ctx context.Context, iter int, recs []CallRecord) Sto
 			args = a.args
 		}
 		if v, canon, err := s.parse(ctx, args); err == nil {
-			return r.outputDone(ctx, iter, v, canon, "")
+			return r.outputDone(ctx, iter, v, canon, limit)
 		}
 	}
 	return ""
 }
 
-// refused remembers why an output tool call was refused, unless the refusal did not judge
-// the answer: the loop guard refuses a call that repeats the one refused before, whose error
-// stays the reason.
+// refused remembers why an output tool call was refused. A refusal that did not judge the
+// answer (the loop guard's, of a call that repeats one refused before; a call not executed
+// or canceled) does not replace the reason an earlier answer was refused for.
 func (r *run) refused(res tool.Result) {
 	switch {
-	case res.Kind == tool.KindLoop:
+	case r.outErr != nil && (res.Kind == tool.KindLoop || res.Kind == tool.KindNotExecuted || res.Kind == tool.KindCanceled):
 	case res.Err != nil:
 		r.outErr = res.Err
 	default: // a middleware's failure without an error

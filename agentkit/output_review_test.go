@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
 	"go.uber.org/goleak"
 
@@ -174,5 +175,54 @@ func TestOutputLoopOnInvalidAnswer(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "/temp_c") {
 		t.Errorf("err %v does not name the missing /temp_c", err)
+	}
+}
+
+// A server that ignores tool_choice "none" in the final request of FinalAnswerOnLimit and
+// calls the output tool anyway: the call changes nothing, so its answer is validated and a
+// valid one taken, as a text answer would be; the reply's other calls still do not run.
+func TestOutputFinalAnswerOnLimitToolCall(t *testing.T) {
+	tests := []struct {
+		name, final string
+		wantErr     bool
+	}{
+		{"valid", `{"city":"Paris","temp_c":26,"sky":"sunny"}`, false},
+		{"invalid", `{"city":"Paris","temp_c":99,"sky":"sunny"}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var weather []string
+			m := agentkittest.New(t,
+				agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"Paris"}`)),
+				agentkittest.ToolCalls(
+					agentkittest.Call("get_weather", `{"city":"Lyon"}`),
+					agentkittest.Call(agentkit.DefaultOutputName, tt.final),
+					agentkittest.Call(agentkit.DefaultOutputName, `{"city":"Nice","temp_c":20,"sky":"rain"}`),
+				),
+			)
+			a := agentkit.New(m, &agentkit.Options{MaxIterations: 1, FinalAnswerOnLimit: true, Tools: []*tool.Tool{parisWeather(&weather)}, Output: agentkit.Output[forecast](nil)})
+			res, err := a.Run(context.Background(), "Weather in Paris?")
+			got, ok := agentkit.ValueOf[forecast](res)
+			var ae *tool.ArgumentError
+			switch {
+			case tt.wantErr && (!errors.Is(err, agentkit.ErrOutputInvalid) || !errors.As(err, &ae) || !strings.Contains(err.Error(), "/temp_c") || ok):
+				t.Errorf("err %v, value %+v; want ErrOutputInvalid naming /temp_c, and no value", err, got)
+			case !tt.wantErr && (err != nil || got.City != "Paris"):
+				t.Errorf("err %v, value %+v; want the Paris answer", err, got)
+			}
+			if res.Stop != agentkit.StopIterationLimit || !cmp.Equal(weather, []string{"Paris"}) {
+				t.Errorf("Stop %q, weather calls %v; want the limit's, and none in the final turn", res.Stop, weather)
+			}
+			var contents []string
+			for _, msg := range res.Messages[len(res.Messages)-3:] {
+				contents = append(contents, msg.Content)
+			}
+			if want := "Final answer received."; !tt.wantErr && (contents[1] != want || !strings.Contains(contents[0], "not executed") || !strings.Contains(contents[2], "not executed")) {
+				t.Errorf("final tool results %q; want not executed, %q, not executed", contents, want)
+			}
+			if err := agentkit.ValidateHistory(res.Messages); err != nil {
+				t.Errorf("transcript: %v", err)
+			}
+		})
 	}
 }

@@ -203,7 +203,7 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 		refusal, all = notExecuted(tool.KindNotExecuted, tooManyContent(r.a.opts.MaxToolCalls)), false
 	}
 	q := r.quota(calls, func(i int) (tool.Result, bool) {
-		return refusal, all || i >= r.a.opts.MaxToolCalls
+		return refusal, (all || i >= r.a.opts.MaxToolCalls) && !r.answersOnLimit(final, calls, i)
 	})
 	step.Calls = t.finish(calls, q.refuse)
 	r.spent(ctx, t, step.Calls, q)
@@ -222,12 +222,12 @@ func (r *run) endTurn(ctx context.Context, iter int, recs []CallRecord, stop Sto
 	r.appendResults(recs)
 	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
 	if stop != "" {
-		return stop, stopErr
+		return r.outputOnLimit(ctx, iter, recs, stop, stopErr)
 	}
 	if stop, err := r.settled(ctx, recs); stop != "" {
 		return stop, err
 	}
-	return r.outputCalled(ctx, iter, recs), nil
+	return r.outputCalled(ctx, iter, recs, ""), nil
 }
 
 // settled says whether the run stops after a turn whose calls ended so: a fatal tool error,
