@@ -29,7 +29,10 @@ const (
 	// schema (strict when OutputOptions.Strict): the model's text answer is the JSON.
 	OutputNative OutputMode = "native"
 	// OutputPrompt asks for the JSON in the system prompt, the schema included: for servers
-	// that take neither response_format nor tools well.
+	// that take neither response_format nor tools well. The Context strategy sees that
+	// system prompt, so a token budget (memory.Window's) counts the schema; in the other
+	// modes the schema is a tool definition or the response_format, which a budget of
+	// messages does not count (leave room for it as for the tools).
 	OutputPrompt OutputMode = "prompt"
 )
 
@@ -211,7 +214,17 @@ func (s *OutputSpec) parse(ctx context.Context, text string) (any, string, error
 	return a.v, string(args), nil
 }
 
-// outputRequest sets what req needs to ask for the typed answer.
+// outputPrompt returns the messages of a request with, in prompt mode, the instructions
+// and schema at the end of the system prompt; msgs is not modified. They are added before
+// the Context strategy sees the messages, so that a token budget counts them.
+func (r *run) outputPrompt(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	if s := r.a.opts.Output; s != nil && s.mode == OutputPrompt {
+		return withSystemText(msgs, s.prompt)
+	}
+	return msgs
+}
+
+// outputRequest sets what req needs to ask for the typed answer, besides outputPrompt.
 func (r *run) outputRequest(req *openai.ChatCompletionRequest, final bool) {
 	s := r.a.opts.Output
 	switch {
@@ -219,7 +232,6 @@ func (r *run) outputRequest(req *openai.ChatCompletionRequest, final bool) {
 	case s.mode == OutputNative:
 		req.ResponseFormat = s.format
 	case s.mode == OutputPrompt:
-		req.Messages = withSystemText(req.Messages, s.prompt)
 	case final: // tool mode, in a request that may not call tools
 		n := len(req.Messages) - 1
 		req.Messages = append(req.Messages[:n:n], req.Messages[n])

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
+	"github.com/toolcall/toolcall/memory"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -224,5 +225,35 @@ func TestOutputFinalAnswerOnLimitToolCall(t *testing.T) {
 				t.Errorf("transcript: %v", err)
 			}
 		})
+	}
+}
+
+// In prompt mode the schema is part of the system prompt the Context strategy sees: a
+// token budget counts it, and the request's messages stay within the budget.
+func TestOutputPromptCountedByContext(t *testing.T) {
+	spec := agentkit.Output[forecast](&agentkit.OutputOptions{Mode: agentkit.OutputPrompt})
+	counter := memory.NewCounter("")
+	long := strings.Repeat("The forecast for the coast is mild. ", 8)
+	history := []openai.ChatCompletionMessage{
+		{Role: "user", Content: "Weather reports, please."},
+		{Role: "assistant", Content: long}, {Role: "user", Content: "Lyon?"},
+		{Role: "assistant", Content: long}, {Role: "user", Content: "Nice?"},
+		{Role: "assistant", Content: long}, {Role: "user", Content: "Paris?"},
+	}
+	answer := agentkittest.Text(`{"city":"Paris","temp_c":26,"sky":"sunny"}`)
+	plain := agentkittest.New(t, answer) // the system prompt as sent, the schema in it
+	if _, err := agentkit.New(plain, &agentkit.Options{Instructions: "Be brief.", Output: spec}).RunMessages(context.Background(), history); err != nil {
+		t.Fatal(err)
+	}
+	sys := plain.Requests()[0].Messages[0].Content
+	budget := counter.Messages([]openai.ChatCompletionMessage{{Role: "system", Content: sys}, history[0], history[len(history)-1]}) + 20
+	m := agentkittest.New(t, answer)
+	a := agentkit.New(m, &agentkit.Options{Instructions: "Be brief.", Output: spec, Context: memory.Window(memory.WindowOptions{Budget: budget, Counter: counter})})
+	if _, err := a.RunMessages(context.Background(), history); err != nil {
+		t.Fatalf("RunMessages: %v", err)
+	}
+	req := m.Requests()[0]
+	if got := counter.Messages(req.Messages); got > budget || req.Messages[0].Content != sys {
+		t.Errorf("the request's messages cost %d tokens, over the budget of %d (system prompt %.40q...)", got, budget, req.Messages[0].Content)
 	}
 }

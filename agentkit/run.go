@@ -351,6 +351,7 @@ func (r *run) request(ctx context.Context, iter int, final bool) (openai.ChatCom
 		}
 	}
 	what := "the transcript (a bug: please report it)"
+	req.Messages = r.outputPrompt(req.Messages) // before the strategy, which counts it
 	if cs := a.opts.Context; cs != nil {
 		view, err := cs.Apply(ctx, r.session, req.Messages)
 		if err != nil {
