@@ -206,7 +206,9 @@ func (s *OutputSpec) parse(ctx context.Context, text string) (any, string, error
 	if err != nil {
 		return nil, "", err
 	}
-	res := s.t.Handle(ctx, tool.Call{Name: s.t.Name(), Arguments: text})
+	// Not canceled with the run: the output tool's function only returns its input, and an
+	// answer received before a cancellation is still the answer.
+	res := s.t.Handle(context.WithoutCancel(ctx), tool.Call{Name: s.t.Name(), Arguments: text})
 	a, ok := res.Value.(accepted)
 	if res.Err != nil || !ok { // Handle of an answer Arguments accepted: a bug
 		return nil, "", fmt.Errorf("agentkit: the output's stages disagree: %v", res.Err)
@@ -275,6 +277,9 @@ func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompl
 	if cut := r.cutAnswer(); cut != nil {
 		// Repaired (closing brackets added), a cut answer could pass with fields missing.
 		v, perr = nil, cut
+	} else if strings.TrimSpace(answer(msg)) == "null" {
+		// null is no arguments to a tool ({}), but no answer in a text: not T's zero value.
+		v, perr = nil, &tool.ArgumentError{Tool: s.t.Name(), Kind: tool.KindInvalidJSON, Detail: "expected one JSON object, got null"}
 	}
 	if perr == nil {
 		return true, r.outputDone(ctx, iter, v, canon, limit), nil

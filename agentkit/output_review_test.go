@@ -257,3 +257,44 @@ func TestOutputPromptCountedByContext(t *testing.T) {
 		t.Errorf("the request's messages cost %d tokens, over the budget of %d (system prompt %.40q...)", got, budget, req.Messages[0].Content)
 	}
 }
+
+// notes is an answer whose every field is optional: {} is a valid one.
+type notes struct {
+	Notes []string `json:"notes,omitempty"`
+}
+
+// A text answer of null is no answer (for a tool's arguments it means {}): it is sent back,
+// not taken as T's zero value.
+func TestOutputNullAnswer(t *testing.T) {
+	for _, mode := range []agentkit.OutputMode{agentkit.OutputNative, agentkit.OutputPrompt} {
+		t.Run(string(mode), func(t *testing.T) {
+			m := agentkittest.New(t, agentkittest.Text(" null\n"), agentkittest.Text(`{"notes":["sunny"]}`))
+			a := agentkit.New(m, &agentkit.Options{Output: agentkit.Output[notes](&agentkit.OutputOptions{Mode: mode})})
+			res, err := a.Run(context.Background(), "Notes?")
+			if got, _ := agentkit.ValueOf[notes](res); err != nil || len(got.Notes) != 1 {
+				t.Errorf("Run: %v, value %+v; want the second answer", err, got)
+			}
+		})
+	}
+}
+
+// A run canceled after the model answered (its reply in hand) keeps the answer, instead of
+// refusing it with a message about its stages disagreeing.
+func TestOutputAnswerThenCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := agentkittest.New(t, agentkittest.Func(func(openai.ChatCompletionRequest) agentkittest.Reply {
+		cancel()
+		return agentkittest.Text(`{"city":"Paris","temp_c":26,"sky":"sunny"}`)
+	}))
+	a := agentkit.New(m, &agentkit.Options{Output: agentkit.Output[forecast](&agentkit.OutputOptions{Mode: agentkit.OutputNative})})
+	res, err := a.Run(ctx, "Weather in Paris?")
+	if got, ok := agentkit.ValueOf[forecast](res); err != nil || !ok || got.City != "Paris" {
+		t.Errorf("Run: %v (Stop %q), value %+v; want the answer", err, res.Stop, got)
+	}
+	for _, msg := range res.Messages {
+		if strings.Contains(msg.Content, "disagree") {
+			t.Errorf("the transcript holds %q", msg.Content)
+		}
+	}
+}
