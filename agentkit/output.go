@@ -89,7 +89,8 @@ type OutputSpec struct {
 // Options.MaxIterations; a run that never gets a valid answer ends with an error wrapping
 // ErrOutputInvalid and the last answer's *tool.ArgumentError. In tool mode, the other calls
 // of the reply that calls the output tool run too, and the run ends after them with the
-// answer.
+// answer; a reply that calls the output tool more than once gives the first valid answer,
+// in the order of its calls.
 //
 // With Options.FinalAnswerOnLimit, the final tool-free request still asks for T: in native
 // and prompt mode as every request does; in tool mode, where tool_choice "none" forbids the

@@ -298,3 +298,26 @@ func TestOutputAnswerThenCancel(t *testing.T) {
 		}
 	}
 }
+
+// The output tool called more than once in one reply: the first valid answer, in emission
+// order, is the run's; an invalid one before it is refused to the model. (Every valid one
+// reads "Final answer received.": the tool cannot know which one the run takes.)
+func TestOutputCalledTwice(t *testing.T) {
+	m := agentkittest.New(t, agentkittest.ToolCalls(
+		agentkittest.Call(agentkit.DefaultOutputName, `{"city":"Paris","temp_c":99,"sky":"sunny"}`),
+		agentkittest.Call(agentkit.DefaultOutputName, `{"city":"Lyon","temp_c":24,"sky":"cloudy"}`),
+		agentkittest.Call(agentkit.DefaultOutputName, `{"city":"Nice","temp_c":20,"sky":"rain"}`),
+	))
+	a := agentkit.New(m, &agentkit.Options{Output: agentkit.Output[forecast](nil)})
+	res, err := a.Run(context.Background(), "Weather?")
+	if got, _ := agentkit.ValueOf[forecast](res); err != nil || got.City != "Lyon" {
+		t.Errorf("Run: %v, value %+v; want Lyon's, the first valid answer", err, got)
+	}
+	var contents []string
+	for _, msg := range res.Messages[len(res.Messages)-3:] {
+		contents = append(contents, msg.Content[:min(len(msg.Content), 22)])
+	}
+	if want := []string{"invalid arguments for ", "Final answer received.", "Final answer received."}; !cmp.Equal(contents, want) {
+		t.Errorf("tool results %q, want %q", contents, want)
+	}
+}
