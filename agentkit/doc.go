@@ -60,8 +60,9 @@
 // OutputOptions.Strict), OutputPrompt asks for the JSON in the system prompt. In every mode
 // the answer goes through package tool's stages (repair, parse, validate, decode); one that
 // fails goes back to the model with its violations, within Options.MaxIterations, and a run
-// that never gets a valid one ends with ErrOutputInvalid. FinalAnswerOnLimit's final request
-// asks for the value too; streamed runs emit EventOutputPartial with the answer so far.
+// whose model answered but never validly ends with ErrOutputInvalid. FinalAnswerOnLimit's
+// final request asks for the value too; streamed runs emit EventOutputPartial with the
+// answer so far.
 //
 // # Streaming, sessions, run middleware
 //

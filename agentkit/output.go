@@ -86,8 +86,9 @@ type OutputSpec struct {
 // validate, decode: see package tool), so that the T the Result holds is exactly the value
 // that was validated. An answer that fails is sent back to the model with what is wrong — a
 // tool result in tool mode, a user message otherwise — and the run goes on within
-// Options.MaxIterations; a run that never gets a valid answer ends with an error wrapping
-// ErrOutputInvalid and the last answer's *tool.ArgumentError. In tool mode, the other calls
+// Options.MaxIterations; a run whose model answered but never validly ends with an error
+// wrapping ErrOutputInvalid and why the last answer was refused (see ErrOutputInvalid); one
+// that only called tools until the limit, with ErrIterationLimit alone. In tool mode, the other calls
 // of the reply that calls the output tool run too, and the run ends after them with the
 // answer; a reply that calls the output tool more than once gives the first valid answer,
 // in the order of its calls.
