@@ -14,6 +14,7 @@ import (
 	"github.com/toolcall/toolcall/agentkit"
 	"github.com/toolcall/toolcall/agentkit/agentkittest"
 	"github.com/toolcall/toolcall/memory"
+	"github.com/toolcall/toolcall/middleware"
 	"github.com/toolcall/toolcall/tool"
 )
 
@@ -319,5 +320,25 @@ func TestOutputCalledTwice(t *testing.T) {
 	}
 	if want := []string{"invalid arguments for ", "Final answer received.", "Final answer received."}; !cmp.Equal(contents, want) {
 		t.Errorf("tool results %q, want %q", contents, want)
+	}
+}
+
+// The output call of the final tool-free turn, held for approval by a middleware that
+// wants every call approved: the run cannot pause there, so the call is not executed (the
+// transcript says so, not that it waits), and the run ends at the limit.
+func TestOutputFinalAnswerOnLimitPending(t *testing.T) {
+	m := agentkittest.New(t,
+		agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"Paris"}`)),
+		agentkittest.ToolCalls(agentkittest.Call(agentkit.DefaultOutputName, `{"city":"Paris","temp_c":26,"sky":"sunny"}`)),
+	)
+	all := middleware.RequireApproval(func(c tool.Call) bool { return c.Name == agentkit.DefaultOutputName })
+	a := agentkit.New(m, &agentkit.Options{MaxIterations: 1, FinalAnswerOnLimit: true, Ledger: memory.NewInMemory(), Tools: []*tool.Tool{parisWeather(nil)},
+		Middleware: []tool.Middleware{all}, Output: agentkit.Output[forecast](nil)})
+	res, err := a.Run(context.Background(), "Weather in Paris?")
+	if !errors.Is(err, agentkit.ErrIterationLimit) || res.Stop != agentkit.StopIterationLimit || res.Value != nil {
+		t.Errorf("Run = %q, %v, value %v; want the limit and no value", res.Stop, err, res.Value)
+	}
+	if last := res.Messages[len(res.Messages)-1]; !strings.Contains(last.Content, "not executed") {
+		t.Errorf("the output call's result %q, want not executed", last.Content)
 	}
 }

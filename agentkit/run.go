@@ -219,6 +219,9 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 // endTurn appends the results of a turn's calls and says whether the run stops, as iterate
 // does.
 func (r *run) endTurn(ctx context.Context, iter int, recs []CallRecord, stop StopReason, stopErr error) (StopReason, error) {
+	if stop != "" {
+		unpausable(recs) // a final turn's output call (answersOnLimit) waits for nothing
+	}
 	r.appendResults(recs)
 	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
 	if stop != "" {
