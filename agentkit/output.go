@@ -91,7 +91,9 @@ type OutputSpec struct {
 // that only called tools until the limit, with ErrIterationLimit alone. In tool mode, the other calls
 // of the reply that calls the output tool run too, and the run ends after them with the
 // answer; a reply that calls the output tool more than once gives the first valid answer,
-// in the order of its calls.
+// in the order of its calls. In native and prompt mode, likewise, a reply that calls tools
+// and holds a valid answer in its text ends the run after its calls (Cerebras's GLM answers
+// so); text beside calls that is no valid answer is neither taken nor sent back.
 //
 // With Options.FinalAnswerOnLimit, the final tool-free request still asks for T: in native
 // and prompt mode as every request does; in tool mode, where tool_choice "none" forbids the
@@ -345,8 +347,11 @@ func (r *run) outputOnLimit(ctx context.Context, iter int, recs []CallRecord, st
 // for outputAnswered); "" otherwise.
 func (r *run) outputCalled(ctx context.Context, iter int, recs []CallRecord, limit StopReason) StopReason {
 	s := r.a.opts.Output
-	if s == nil || s.mode != OutputTool {
+	switch {
+	case s == nil:
 		return ""
+	case s.mode != OutputTool:
+		return r.outputBeside(ctx, iter, len(recs), limit)
 	}
 	for _, c := range recs {
 		if c.Call.Name != s.t.Name() {
@@ -368,6 +373,24 @@ func (r *run) outputCalled(ctx context.Context, iter int, recs []CallRecord, lim
 		}
 	}
 	return ""
+}
+
+// outputBeside ends the run, in native and prompt mode, when the reply whose n calls ran
+// also held a valid answer in its text — as Cerebras's GLM answers, calling again the tool
+// it called before — as in tool mode the output tool's call ends the run after the reply's
+// other calls. Text that is no valid answer ("Let me look that up.") is not one, and is not
+// sent back: the model was not done.
+func (r *run) outputBeside(ctx context.Context, iter, n int, limit StopReason) StopReason {
+	msg := r.res.Messages[len(r.res.Messages)-n-1] // the reply, before its calls' results
+	text := answer(msg)
+	if strings.TrimSpace(text) == "" || strings.TrimSpace(text) == "null" || r.cutAnswer() != nil {
+		return ""
+	}
+	v, canon, err := r.a.opts.Output.parse(ctx, text)
+	if err != nil {
+		return ""
+	}
+	return r.outputDone(ctx, iter, v, canon, limit)
 }
 
 // refused remembers why an output tool call was refused. A refusal that did not judge the

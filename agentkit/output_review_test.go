@@ -342,3 +342,34 @@ func TestOutputFinalAnswerOnLimitPending(t *testing.T) {
 		t.Errorf("the output call's result %q, want not executed", last.Content)
 	}
 }
+
+// In native and prompt mode, a reply that calls tools and also holds a valid answer in its
+// text ends the run after its calls (see TestReplayCerebrasStructuredOutput); one whose
+// text is prose goes on, the prose neither taken nor sent back.
+func TestOutputTextBesideCalls(t *testing.T) {
+	for _, mode := range []agentkit.OutputMode{agentkit.OutputNative, agentkit.OutputPrompt} {
+		for _, text := range []string{"Let me look that up.", `{"city":"Paris","temp_c":26,"sky":"sunny"}`} {
+			t.Run(string(mode)+"/"+text[:8], func(t *testing.T) {
+				var weather []string
+				reply := agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"Paris"}`))
+				reply.Message.Content = text
+				m := agentkittest.New(t, reply, agentkittest.Text(`{"city":"Paris","temp_c":27,"sky":"sunny"}`))
+				a := agentkit.New(m, &agentkit.Options{Tools: []*tool.Tool{parisWeather(&weather)}, Output: agentkit.Output[forecast](&agentkit.OutputOptions{Mode: mode})})
+				res, err := a.Run(context.Background(), "Weather in Paris?")
+				got, _ := agentkit.ValueOf[forecast](res)
+				wantTemp, wantIters := 27, 2
+				if strings.HasPrefix(text, "{") {
+					wantTemp, wantIters = 26, 1
+				}
+				if err != nil || got.TempC != wantTemp || res.Iterations != wantIters || len(weather) != 1 {
+					t.Errorf("Run: %v, value %+v after %d requests, weather calls %v; want temp %d after %d", err, got, res.Iterations, weather, wantTemp, wantIters)
+				}
+				for _, msg := range res.Messages {
+					if msg.Role == "user" && strings.Contains(msg.Content, "Your answer") {
+						t.Errorf("the prose was sent back: %q", msg.Content)
+					}
+				}
+			})
+		}
+	}
+}
