@@ -292,6 +292,15 @@ func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompl
 	if limit != "" {
 		return true, limit, limitErr // finish wraps it with outErr
 	}
+	if !r.a.opts.FinalAnswerOnLimit {
+		// No request follows when the next is past a limit: the run stops now rather than
+		// with the correction last in its transcript, where the next turn of its session
+		// would put two user messages in a row (chat templates that require user and
+		// assistant turns to alternate refuse that).
+		if next, nextErr := r.over(iter + 1); next != "" {
+			return true, next, nextErr
+		}
+	}
 	r.res.Messages = append(r.res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s.correction(perr)})
 	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
 	return true, "", nil

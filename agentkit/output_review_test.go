@@ -391,3 +391,29 @@ func TestOutputFinalAnswerOnBudgetToolCall(t *testing.T) {
 		t.Fatalf("%d requests; want 2, the final one with tool_choice none", len(reqs))
 	}
 }
+
+// A session run in native mode that ends at the limit on an invalid answer does not leave
+// the correction as the last message: the next turn of the session would send two user
+// messages in a row, which chat templates that require alternating turns refuse.
+func TestOutputSessionEndsWithoutCorrection(t *testing.T) {
+	for _, mode := range []agentkit.OutputMode{agentkit.OutputNative, agentkit.OutputPrompt} {
+		t.Run(string(mode), func(t *testing.T) {
+			store := memory.NewInMemory()
+			m := agentkittest.New(t, agentkittest.Text(`{"city":"Paris"}`), agentkittest.Text(`{"city":"Lyon","temp_c":24,"sky":"cloudy"}`))
+			a := agentkit.New(m, &agentkit.Options{MaxIterations: 1, Memory: store, Output: agentkit.Output[forecast](&agentkit.OutputOptions{Mode: mode})})
+			ctx := context.Background()
+			if _, err := a.RunSession(ctx, "s", "Paris?"); !errors.Is(err, agentkit.ErrOutputInvalid) || !errors.Is(err, agentkit.ErrIterationLimit) {
+				t.Fatalf("RunSession: %v; want ErrOutputInvalid at the iteration limit", err)
+			}
+			if _, err := a.RunSession(ctx, "s", "And Lyon?"); err != nil {
+				t.Fatalf("RunSession: %v", err)
+			}
+			msgs := m.Requests()[1].Messages
+			for i := 1; i < len(msgs); i++ {
+				if msgs[i].Role == "user" && msgs[i-1].Role == "user" {
+					t.Errorf("messages %d and %d are both user messages:\n%s", i-1, i, agentkit.FormatTranscript(msgs))
+				}
+			}
+		})
+	}
+}
