@@ -88,12 +88,13 @@ type OutputSpec struct {
 // tool result in tool mode, a user message otherwise — and the run goes on within
 // Options.MaxIterations; a run whose model answered but never validly ends with an error
 // wrapping ErrOutputInvalid and why the last answer was refused (see ErrOutputInvalid); one
-// that only called tools until a limit, with the limit's error alone. In tool mode, the other calls
-// of the reply that calls the output tool run too, and the run ends after them with the
-// answer; a reply that calls the output tool more than once gives the first valid answer,
-// in the order of its calls. In native and prompt mode, likewise, a reply that calls tools
-// and holds a valid answer in its text ends the run after its calls (Cerebras's GLM answers
-// so); text beside calls that is no valid answer is neither taken nor sent back.
+// that only called tools until a limit, with the limit's error alone. In tool mode, the
+// other calls of the reply that calls the output tool run too, and the run ends after them
+// with the answer; a reply that calls the output tool more than once gives the first valid
+// answer, in the order of its calls. In native and prompt mode, likewise, a reply that
+// calls tools and holds a valid answer in its text ends the run after its calls (Cerebras's
+// GLM answers so); text beside calls that is no valid answer is neither taken nor sent
+// back.
 //
 // With Options.FinalAnswerOnLimit, the final tool-free request still asks for T: in native
 // and prompt mode as every request does; in tool mode, where tool_choice "none" forbids the
