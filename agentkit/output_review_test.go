@@ -187,12 +187,15 @@ func TestOutputFinalAnswerOnLimitToolCall(t *testing.T) {
 	tests := []struct {
 		name, final string
 		wantErr     bool
+		stream      bool
 	}{
-		{"valid", `{"city":"Paris","temp_c":26,"sky":"sunny"}`, false},
-		{"invalid", `{"city":"Paris","temp_c":99,"sky":"sunny"}`, true},
+		{"valid", `{"city":"Paris","temp_c":26,"sky":"sunny"}`, false, false},
+		{"invalid", `{"city":"Paris","temp_c":99,"sky":"sunny"}`, true, false},
+		{"valid/streamed", `{"city":"Paris","temp_c":26,"sky":"sunny"}`, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t)
 			var weather []string
 			m := agentkittest.New(t,
 				agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"Paris"}`)),
@@ -203,7 +206,13 @@ func TestOutputFinalAnswerOnLimitToolCall(t *testing.T) {
 				),
 			)
 			a := agentkit.New(m, &agentkit.Options{MaxIterations: 1, FinalAnswerOnLimit: true, Tools: []*tool.Tool{parisWeather(&weather)}, Output: agentkit.Output[forecast](nil)})
-			res, err := a.Run(context.Background(), "Weather in Paris?")
+			var res *agentkit.Result
+			var err error
+			if tt.stream {
+				_, res, err = streamPartials(t, a)
+			} else {
+				res, err = a.Run(context.Background(), "Weather in Paris?")
+			}
 			got, ok := agentkit.ValueOf[forecast](res)
 			var ae *tool.ArgumentError
 			switch {
