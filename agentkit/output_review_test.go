@@ -426,3 +426,24 @@ func TestOutputSessionEndsWithoutCorrection(t *testing.T) {
 		})
 	}
 }
+
+// A streamed run on a model that cannot stream gets its answer as one EventOutputPartial,
+// as its text comes as one EventTextDelta.
+func TestOutputPartialWithoutStreaming(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(string(mode), func(t *testing.T) {
+			const want = `{"city":"Paris","temp_c":26,"sky":"sunny"}`
+			scripted := agentkittest.New(t, answerReply(mode, want))
+			// Only the plain method: the scripted model's streaming one is hidden.
+			model := agentkit.ModelFunc(scripted.CreateChatCompletion)
+			a := agentkit.New(model, &agentkit.Options{Output: agentkit.Output[forecast](&agentkit.OutputOptions{Mode: mode})})
+			partials, _, err := streamPartials(t, a)
+			if err != nil {
+				t.Fatalf("Result: %v", err)
+			}
+			if !cmp.Equal(partials, []string{want}) {
+				t.Errorf("partials %q, want the answer once", partials)
+			}
+		})
+	}
+}

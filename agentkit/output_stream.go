@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kaptinlin/jsonrepair"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // maxPartialBytes is the size of answer past which a stream emits no more
@@ -76,6 +77,21 @@ func (p *outputPartials) flush(asm *Assembler) {
 	default:
 		p.emit(p.text.String(), true)
 	}
+}
+
+// whole emits the partial of a message that came whole, from a model that cannot stream:
+// the output tool's arguments, or the text.
+func (p *outputPartials) whole(msg openai.ChatCompletionMessage) {
+	if p == nil {
+		return
+	}
+	for i, c := range msg.ToolCalls {
+		if p.started(i, c.Function.Name); p.call >= 0 {
+			p.emit(c.Function.Arguments, true)
+			return
+		}
+	}
+	p.emit(answer(msg), true)
 }
 
 // emit emits so, repaired, when it grew enough since the last repair (or at the end, when

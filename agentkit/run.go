@@ -436,6 +436,9 @@ func (r *run) step(ctx context.Context, iter int, final bool) (openai.ChatComple
 		// A streamed run on a model that cannot stream: the content in one delta.
 		r.emit(ctx, Event{Kind: EventTextDelta, Iteration: iter, Text: msg.Content})
 	}
+	if r.sink != nil && r.a.stream == nil {
+		r.outputPartials(ctx, iter).whole(msg) // and the answer in one partial
+	}
 	usage := report.usage(resp.Usage)
 	cost := r.spendModel(ctx, usage, resp.Model, req.Model)
 	r.res.Steps = append(r.res.Steps, Step{Iteration: iter, Message: msg, FinishReason: choice.FinishReason, Usage: usage, Cost: cost, Duration: dur})
