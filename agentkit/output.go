@@ -432,8 +432,40 @@ func (r *run) outputError(err error) error {
 	if r.outErr == nil || !errors.Is(err, ErrIterationLimit) && !errors.Is(err, ErrBudgetExhausted) && !errors.Is(err, ErrLoopDetected) {
 		return err
 	}
+	if ae, ok := r.outErr.(*tool.ArgumentError); ok {
+		return fmt.Errorf("%w: %w; the last answer %w", ErrOutputInvalid, err, answerError{ae})
+	}
 	return fmt.Errorf("%w: %w; the last answer: %w", ErrOutputInvalid, err, r.outErr)
 }
+
+// answerError is an answer's *tool.ArgumentError said for the caller of the run, in one
+// line: its own message is written for the model ("call the tool again").
+type answerError struct{ ae *tool.ArgumentError }
+
+func (e answerError) Error() string {
+	if e.ae.Kind == tool.KindInvalidJSON {
+		return "is not a valid JSON object: " + e.ae.Detail
+	}
+	var b strings.Builder
+	b.WriteString("does not match the schema:")
+	for i, v := range e.ae.Violations {
+		if i == 20 {
+			fmt.Fprintf(&b, "; and %d more", len(e.ae.Violations)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(";")
+		}
+		path := v.Path
+		if path == "" {
+			path = "(answer)"
+		}
+		b.WriteString(" " + path + ": " + v.Message)
+	}
+	return b.String()
+}
+
+func (e answerError) Unwrap() error { return e.ae }
 
 // correction is the user message that sends a refused text answer back to the model.
 func (s *OutputSpec) correction(err error) string {

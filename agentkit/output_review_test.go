@@ -447,3 +447,29 @@ func TestOutputPartialWithoutStreaming(t *testing.T) {
 		})
 	}
 }
+
+// The run's error says why the last answer was refused for the caller, in one line, in
+// every mode — not the model's "call the tool again" — and still wraps the answer's
+// *tool.ArgumentError.
+func TestOutputErrorText(t *testing.T) {
+	for _, mode := range modes {
+		for _, answer := range []string{`{"city":"Paris","temp_c":99,"sky":"sunny"}`, `not json`} {
+			t.Run(string(mode)+"/"+answer[:4], func(t *testing.T) {
+				m := agentkittest.New(t, answerReply(mode, answer))
+				a := agentkit.New(m, &agentkit.Options{MaxIterations: 1, Output: agentkit.Output[forecast](&agentkit.OutputOptions{Mode: mode})})
+				_, err := a.Run(context.Background(), "Weather in Paris?")
+				var ae *tool.ArgumentError
+				if !errors.As(err, &ae) {
+					t.Fatalf("err %v does not wrap a *tool.ArgumentError", err)
+				}
+				text := err.Error()
+				if strings.Contains(strings.ToLower(text), "call the tool again") || strings.Contains(text, "\n") {
+					t.Errorf("err %q: written for the model, or on several lines", text)
+				}
+				if want := map[bool]string{true: "the last answer does not match the schema: /temp_c", false: "the last answer is not a valid JSON object"}[ae.Kind == tool.KindInvalidArguments]; !strings.Contains(text, want) {
+					t.Errorf("err %q does not say %q", text, want)
+				}
+			})
+		}
+	}
+}
