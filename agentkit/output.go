@@ -331,11 +331,7 @@ func (r *run) cutAnswer() error {
 // tool_choice "none". It changes nothing, and its answer is validated as a text answer of
 // that turn would be, so a valid one is taken (see outputOnLimit).
 func (r *run) answersOnLimit(final bool, calls []tool.Call, i int) bool {
-	s := r.a.opts.Output
-	if !final || s == nil || s.mode != OutputTool || calls[i].Name != s.t.Name() {
-		return false
-	}
-	return slices.IndexFunc(calls, func(c tool.Call) bool { return c.Name == s.t.Name() }) == i
+	return final && r.isAnswer(calls[i].Name) && slices.IndexFunc(calls, func(c tool.Call) bool { return r.isAnswer(c.Name) }) == i
 }
 
 // outputOnLimit is the stop of a turn that stopped the run (stop, err), unless it is the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -386,18 +387,24 @@ func TestOutputTextBesideCalls(t *testing.T) {
 // The same under a Budget: the final request its limit asks for gets the output tool
 // called, and a valid answer ends the run with the budget's stop reason and no error.
 func TestOutputFinalAnswerOnBudgetToolCall(t *testing.T) {
-	first := agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"Paris"}`))
-	first.Usage = openai.Usage{PromptTokens: 80, CompletionTokens: 20, TotalTokens: 100}
-	m := agentkittest.New(t, first,
-		agentkittest.ToolCalls(agentkittest.Call(agentkit.DefaultOutputName, `{"city":"Paris","temp_c":26,"sky":"sunny"}`)),
-	)
-	a := agentkit.New(m, &agentkit.Options{Budget: agentkit.Budget{Tokens: 50}, FinalAnswerOnLimit: true, Tools: []*tool.Tool{parisWeather(nil)}, Output: agentkit.Output[forecast](nil)})
-	res, err := a.Run(context.Background(), "Weather in Paris?")
-	if got, ok := agentkit.ValueOf[forecast](res); err != nil || !ok || got.City != "Paris" || res.Stop != agentkit.StopBudget {
-		t.Errorf("Run = %q, %v, value %+v; want StopBudget, no error, the answer", res.Stop, err, got)
-	}
-	if reqs := m.Requests(); len(reqs) != 2 || reqs[1].ToolChoice != "none" {
-		t.Fatalf("%d requests; want 2, the final one with tool_choice none", len(reqs))
+	for _, budget := range []agentkit.Budget{{Tokens: 50}, {ToolCalls: 1}} {
+		t.Run(fmt.Sprintf("%+v", budget), func(t *testing.T) {
+			// Two calls: with ToolCalls 1 the second is refused, which makes the next request
+			// the final one.
+			first := agentkittest.ToolCalls(agentkittest.Call("get_weather", `{"city":"Paris"}`), agentkittest.Call("get_weather", `{"city":"Lyon"}`))
+			first.Usage = openai.Usage{PromptTokens: 80, CompletionTokens: 20, TotalTokens: 100}
+			m := agentkittest.New(t, first,
+				agentkittest.ToolCalls(agentkittest.Call(agentkit.DefaultOutputName, `{"city":"Paris","temp_c":26,"sky":"sunny"}`)),
+			)
+			a := agentkit.New(m, &agentkit.Options{Budget: budget, FinalAnswerOnLimit: true, Tools: []*tool.Tool{parisWeather(nil)}, Output: agentkit.Output[forecast](nil)})
+			res, err := a.Run(context.Background(), "Weather in Paris?")
+			if got, ok := agentkit.ValueOf[forecast](res); err != nil || !ok || got.City != "Paris" || res.Stop != agentkit.StopBudget {
+				t.Errorf("Run = %q, %v, value %+v; want StopBudget, no error, the answer", res.Stop, err, got)
+			}
+			if reqs := m.Requests(); len(reqs) != 2 || reqs[1].ToolChoice != "none" {
+				t.Fatalf("%d requests; want 2, the final one with tool_choice none", len(reqs))
+			}
+		})
 	}
 }
 
