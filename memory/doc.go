@@ -67,8 +67,8 @@
 // view is not far above the 1,024 tokens below which nothing is cached.
 //
 // A budget smaller than what must be kept is an error wrapping [ErrBudgetTooSmall], never a
-// silent overflow; a failed summary leaves the request unfolded. Every view passes
-// agentkit.ValidateHistory.
+// silent overflow; a failed summary leaves the request as the previous fold left it. Every
+// view passes agentkit.ValidateHistory.
 //
 // # Nothing is lost
 //
