@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -60,5 +61,44 @@ func TestChainFoldThenWindowKeepsTheSummary(t *testing.T) {
 				t.Fatal("the fold never folded")
 			}
 		})
+	}
+}
+
+// A Fold and a Window as its hard limit, when the summarizer fails after a fold: the Window
+// cuts the turns the failed folds leave, and the view keeps the summary made before.
+func TestChainKeepsTheSummaryWhenAFoldFails(t *testing.T) {
+	c := memory.NewCounter("gpt-4o")
+	rec := &recorder{}
+	failed := 0
+	fold := memory.Fold(memory.FoldOptions{Trigger: 6000, Summarizer: rec, Counter: c,
+		OnEvent: func(ctx context.Context, e memory.FoldEvent) {
+			if e.Err != nil {
+				failed++
+			}
+		}})
+	const budget = 7000
+	chain := memory.Chain(fold, memory.Window(memory.WindowOptions{Budget: budget, Counter: c}))
+	msgs := syntheticConversation(0, 0)
+	for i := 0; failed < 10; i++ {
+		if i == 200 {
+			t.Fatal("no fold failed in 200 turns")
+		}
+		msgs = append(msgs, syntheticTurn(i, 1)...)
+		if rec.count() > 0 {
+			rec.err = errors.New("down") // every fold after the first fails
+		}
+		view, err := chain.Apply(context.Background(), "s", msgs)
+		if err != nil {
+			t.Fatalf("turn %d: %v", i, err)
+		}
+		if err := agentkit.ValidateHistory(view); err != nil {
+			t.Fatalf("turn %d: %v", i, err)
+		}
+		if n := c.Messages(view); n > budget {
+			t.Errorf("turn %d: the view costs %d tokens, the budget is %d", i, n, budget)
+		}
+		if failed > 0 && !strings.HasPrefix(view[2].Content, memory.SummaryPrefix) {
+			t.Fatalf("turn %d, after %d failed folds: the view's third message is %.40q, want the summary", i, failed, view[2].Content)
+		}
 	}
 }
