@@ -2,6 +2,9 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -185,5 +188,41 @@ func TestFoldMovesInBlocks(t *testing.T) {
 	// A fold brings the view to about Target (trigger/2): the next one is trigger/2 later.
 	if most := turns*turn/(trigger/2-2*turn) + 1; folds == 0 || folds > most {
 		t.Errorf("%d folds in %d turns, want 1 to %d", folds, turns, most)
+	}
+}
+
+// windowStarts returns, for a conversation growing to n turns, where each view of a Window
+// with MaxTurns begins: the turn number in its first kept user message.
+func windowStarts(t *testing.T, n int) string {
+	t.Helper()
+	_, views := growth(t, memory.Window(memory.WindowOptions{MaxTurns: 8}), n)
+	var b strings.Builder
+	for _, v := range views {
+		if ts := turnStarts(v); len(ts) > 1 {
+			b.WriteString(strings.Fields(v[ts[1]].Content)[1]) // "Turn 12: …"
+		}
+	}
+	return b.String()
+}
+
+// The window's choice is the same in another process: its fingerprints use no per-process
+// seed (a store shared by processes, a restart, would otherwise move the window and lose
+// the prompt cache). The test runs itself again in a child process and compares.
+func TestWindowSameInAnotherProcess(t *testing.T) {
+	const env = "TOOLCALL_WINDOW_STARTS_CHILD"
+	if os.Getenv(env) == "1" {
+		fmt.Println("starts:" + windowStarts(t, 60))
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWindowSameInAnotherProcess$")
+	cmd.Env = append(os.Environ(), env+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	_, got, ok := strings.Cut(string(out), "starts:")
+	got, _, _ = strings.Cut(got, "\n")
+	if want := windowStarts(t, 60); !ok || got != want {
+		t.Errorf("the child process's windows begin at turns %q, this one's at %q", got, want)
 	}
 }

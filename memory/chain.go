@@ -14,7 +14,8 @@ import (
 //
 // A good order folds first (the summarizer then reads the turns whole), clears the old tool
 // results of what is left, and ends with a Window as the hard limit, which also covers the
-// requests where Fold's summarizer failed. Give the Window a Budget above Fold's Trigger, so
+// requests where Fold's summarizer failed (the Window keeps the summary, and drops the
+// oldest turns after it). Give the Window a Budget above Fold's Trigger, so
 // that it cuts only when a fold failed: each strategy keeps the beginning of the view stable
 // between its own cuts, and a window cutting often under the fold would move it. On the
 // prompt-cache workload of BENCHMARKS.md this chain costs the least of the strategies:

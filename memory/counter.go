@@ -38,9 +38,14 @@ const (
 	toolsFuncEnd        = 12
 )
 
-// counterCacheSize bounds the per-message cache: past it the cache is emptied and refilled.
-// A strategy's view of one conversation is far smaller.
-const counterCacheSize = 1 << 15
+// counterCacheSize bounds the per-message cache: past it, each new count replaces an arbitrary
+// one (the map's iteration order picks it). A strategy walks the same messages in the same
+// order on every request, and a cache emptied when full would then miss on every one of them
+// as soon as they outnumber it (a Budget window on a 10,000-turn session, or many sessions
+// sharing a Counter), tokenizing the whole history again per request; replacing at random keeps
+// most of them. An entry costs about 36 bytes (4.7 MB when full), next to the messages' own
+// hundreds.
+const counterCacheSize = 1 << 17
 
 // Counter counts tokens offline, the way OpenAI bills them. Strategies call it before every
 // model request, so per-message counts are cached, keyed by a 64-bit hash of everything the
@@ -163,8 +168,14 @@ func (c *Counter) message(m *openai.ChatCompletionMessage) int {
 	}
 	n = c.count(m)
 	c.mu.Lock()
-	if c.cache == nil || len(c.cache) >= counterCacheSize {
+	if c.cache == nil {
 		c.cache = make(map[uint64]int, 1024)
+	}
+	if len(c.cache) >= counterCacheSize {
+		for k := range c.cache {
+			delete(c.cache, k)
+			break
+		}
 	}
 	c.cache[key] = n
 	c.mu.Unlock()

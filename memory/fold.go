@@ -64,7 +64,8 @@ type FoldEvent struct {
 	Before, After int
 	// Summary is the new summary.
 	Summary string
-	// Err is the Summarizer's error: the request was sent unfolded.
+	// Err is the Summarizer's error: the request was sent without this fold (with the
+	// previous summary, if any).
 	Err error
 	// StoreErr is an error of FoldOptions.Store (the fold itself went on).
 	StoreErr error
@@ -98,9 +99,11 @@ const foldCacheSize = 1024
 // Fold summarizes the whole history: it is no agentkit.TurnLimiter, so RunSession always
 // loads the whole session for it.
 //
-// If the Summarizer fails (or returns nothing), Apply returns the history exactly as it was
-// given, unfolded, and reports the error through OnEvent: a failed fold costs tokens, never
-// the run. Chain a [Window] after Fold for a hard limit in that case.
+// If the Summarizer fails (or returns nothing), Apply returns the view without this fold:
+// the summary made before, if any, and the turns it does not cover (the history as it was
+// given when there is none), and reports the error through OnEvent: a failed fold costs
+// tokens, never the run. Chain a [Window] after Fold for a hard limit in that case; it keeps
+// the summary.
 //
 // Folded messages are only left out of the request: the transcript and the store keep
 // them, and [RecallTool] lets the model search them.
@@ -195,7 +198,7 @@ func (f *fold) Apply(ctx context.Context, session string, msgs []openai.ChatComp
 	text, calls, err := f.summarize(ctx, sum.Text, msgs, &l, u0, u1, unitTokens)
 	if err != nil {
 		f.event(ctx, FoldEvent{Session: session, Folded: sum.Folded, Batch: to - from, Calls: calls, Before: before, Err: err})
-		return clip3(msgs), nil
+		return f.view(msgs, &l, sum), nil // the summary made before, if any: never more than it stands for
 	}
 	next := Summary{Text: text, Folded: to - (l.first + 1), Fingerprint: mix(firstFP, fingerprint(&msgs[to-1]))}
 	storeErr := f.save(ctx, key, next)

@@ -17,9 +17,10 @@ import (
 //
 // Summarize returns previous (the summary so far, "" the first time) updated with turns, the
 // messages being folded now, oldest first: whole turns, each assistant tool call followed by
-// its results. It must not modify turns. An error, or an empty summary, makes Fold leave the
-// request unfolded. Fold calls it from the goroutine of the run, one call at a time per
-// session; calls for different sessions may be concurrent.
+// its results. It must not modify turns. An error, or an empty summary, makes Fold send the
+// request without this fold (with the previous summary, if any). Fold calls it from the
+// goroutine of the run, one call at a time per session; calls for different sessions may be
+// concurrent.
 type Summarizer interface {
 	Summarize(ctx context.Context, previous string, turns []openai.ChatCompletionMessage) (string, error)
 }

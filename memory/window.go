@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -50,7 +51,8 @@ type WindowOptions struct {
 // dropping older turns whole. A turn is a user message and everything up to the next one,
 // so a tool call is never sent without its results. The latest turn is always sent: when it
 // does not fit with the system prompt and the first user message, Apply fails with an error
-// wrapping [ErrBudgetTooSmall].
+// wrapping [ErrBudgetTooSmall]. After a [Fold] in a [Chain], the fold's summary, which
+// follows the first user message, is kept with it: it counts in the Budget, not as a turn.
 //
 // Where the view starts is decided from the history alone, by a rule that gives the same
 // answer for a history and for the same history with a turn more, except when the window
@@ -61,12 +63,13 @@ type WindowOptions struct {
 // the first one until it is older than MaxTurns turns, or a turn with a smaller fingerprint
 // becomes a candidate. It needs no turn number, which a session loaded in part does not
 // have. (Turns that are byte for byte the same, tool call ids included, have the same
-// fingerprint: a session of nothing else moves the window on every turn, as Block 1 does.) With a Budget, the window follows the turns in order from the oldest it may keep and
-// cuts as Target says, so the cut for a history is the one for its previous turns unless the
+// fingerprint: a session of nothing else moves the window on every turn, as Block 1 does.)
+// With a Budget, the window follows the turns in order from the oldest it may keep and cuts
+// as Target says, so the cut for a history is the one for its previous turns unless the
 // budget forced it to move. That walk looks up the count of every message it passes (the
-// Counter caches them): with a Budget alone, the whole history on every request, about 0.4
-// ms at 10,000 messages (BenchmarkConversation1000); with MaxTurns too, only what MaxTurns
-// keeps.
+// Counter caches them): with a Budget alone, the whole history on every request, about 0.5 ms
+// at 1,000 turns and 7 ms at 10,000 (50,000 messages, BenchmarkLongSessionRequest), and
+// RunSession loads the whole session too; with MaxTurns, only what MaxTurns keeps.
 //
 // Dropped turns are only left out of the request: the store keeps them, and [RecallTool]
 // lets the model search them. With MaxTurns set the window is an agentkit.TurnLimiter: a
@@ -116,30 +119,47 @@ func (w *window) Apply(ctx context.Context, session string, msgs []openai.ChatCo
 		}
 		return clip3(msgs), nil
 	}
-	from := 0 // the first unit kept
+	// The head is always sent: what precedes the first user message, that message, and a
+	// Fold's summary right after it, when the window follows a Fold in a Chain (the summary
+	// is unit 0 there, and stands for the turns the window drops).
+	head, from := l.first+1, 0 // from: the first unit kept
+	if isSummaryUnit(msgs, &l) {
+		head, from = l.start(1), 1
+	}
 	if e := l.keepFrom(w.opts.MaxTurns); w.opts.MaxTurns > 0 && e > 0 {
 		from = l.stableCut(msgs, e, min(e+w.opts.Block-1, len(l.units)-1))
 	}
 	if w.opts.Budget > 0 {
 		var err error
-		if from, err = w.budgetCut(msgs, &l, from); err != nil {
+		if from, err = w.budgetCut(msgs, &l, head, from); err != nil {
 			return nil, err
 		}
 	}
-	if l.start(from) == l.first+1 {
+	if l.start(from) == head {
 		// Nothing to drop (the units before from are empty): a transcript loaded in part
 		// holds no more than the window sends.
 		return clip3(msgs), nil
 	}
-	return slices.Concat(msgs[:l.first+1], msgs[l.start(from):]), nil
+	return slices.Concat(msgs[:head], msgs[l.start(from):]), nil
 }
 
-// budgetCut returns the first unit kept within the budget, from unit from on: it follows the
-// units in order, and whenever the view passes Budget it drops the oldest ones until the
-// view costs at most Target, never the unit that made it pass.
-func (w *window) budgetCut(msgs []openai.ChatCompletionMessage, l *layout, from int) (int, error) {
+// isSummaryUnit reports whether unit 0 of msgs is a Fold's summary message alone, as in the
+// view Fold returns after a fold.
+func isSummaryUnit(msgs []openai.ChatCompletionMessage, l *layout) bool {
+	if len(l.units) < 2 || l.start(1) != l.first+2 {
+		return false
+	}
+	m := &msgs[l.first+1]
+	return m.Role == openai.ChatMessageRoleAssistant && len(m.ToolCalls) == 0 && strings.HasPrefix(m.Content, SummaryPrefix+"\n")
+}
+
+// budgetCut returns the first unit kept within the budget, from unit from on, the messages
+// before index head always sent: it follows the units in order, and whenever the view passes
+// Budget it drops the oldest ones until the view costs at most Target, never the unit that
+// made it pass.
+func (w *window) budgetCut(msgs []openai.ChatCompletionMessage, l *layout, headEnd, from int) (int, error) {
 	c := w.opts.Counter
-	head := c.Messages(msgs[:l.first+1])
+	head := c.Messages(msgs[:headEnd])
 	tokens := make([]int, len(l.units))
 	cut, kept := from, head
 	for u := from; u < len(l.units); u++ {
@@ -154,7 +174,7 @@ func (w *window) budgetCut(msgs []openai.ChatCompletionMessage, l *layout, from 
 		}
 	}
 	if kept > w.opts.Budget {
-		return 0, fmt.Errorf("%w: window: the system prompt, the first user message and the latest turn need %d tokens, the budget is %d", ErrBudgetTooSmall, kept, w.opts.Budget)
+		return 0, fmt.Errorf("%w: window: the system prompt, the first user message (and a fold's summary) and the latest turn need %d tokens, the budget is %d", ErrBudgetTooSmall, kept, w.opts.Budget)
 	}
 	return cut, nil
 }
