@@ -70,18 +70,30 @@ func sameMessage(a, b *openai.ChatCompletionMessage) bool {
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
-// requestOf returns the messages the request of each step carried, as far as a Result tells:
+// requestsOf returns the messages the request of each step carried, as far as a Result tells:
 // the transcript up to that step's assistant message. (A context strategy may have sent less,
-// and the last request of Options.FinalAnswerOnLimit carried one more user message.)
+// and the last request of Options.FinalAnswerOnLimit carried one more user message.) The
+// steps' replies are the last assistant messages of the transcript: a resumed run's
+// Messages hold the paused run's replies too, from New, and a paused run's last reply left
+// the transcript (its request is the whole transcript).
 func requestsOf(res *agentkit.Result) [][]openai.ChatCompletionMessage {
-	out := make([][]openai.ChatCompletionMessage, len(res.Steps))
-	i := res.New
-	for k := range res.Steps {
-		for i < len(res.Messages) && res.Messages[i].Role != openai.ChatMessageRoleAssistant {
-			i++
+	var replies []int
+	for i := res.New; i < len(res.Messages); i++ {
+		if res.Messages[i].Role == openai.ChatMessageRoleAssistant {
+			replies = append(replies, i)
 		}
-		out[k] = res.Messages[:min(i, len(res.Messages))]
-		i++
+	}
+	inTranscript := len(res.Steps)
+	if res.Pause != nil {
+		inTranscript--
+	}
+	replies = replies[max(0, len(replies)-inTranscript):]
+	out := make([][]openai.ChatCompletionMessage, len(res.Steps))
+	for k := range res.Steps {
+		out[k] = res.Messages
+		if k < len(replies) {
+			out[k] = res.Messages[:replies[k]]
+		}
 	}
 	return out
 }
