@@ -10,6 +10,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/toolcall/toolcall/agentkit"
+	"github.com/toolcall/toolcall/tool"
 )
 
 // Recorder writes the page of a run as it goes, from its events: its OnEvent method is an
@@ -19,9 +20,13 @@ import (
 // is then whole. It keeps the timeline's bars and the latest request's messages, not the
 // run's history, so that a long run's page costs little memory.
 //
-// A Recorder records one run; the events after its EventRunEnd are ignored. It is safe for
-// concurrent use (the tool events of a turn arrive concurrently). The zero Recorder is not
-// usable: make one with [NewRecorder].
+// A Recorder records one run; the events after its EventRunEnd are ignored, and so are the
+// events of the runs of sub-agents (agentkit.Agent.Tool) that share its OnEvent: a
+// sub-agent's run is its call on this page (give the sub-agent a Recorder of its own for a
+// page of its run). A run's events are told apart by the tool call their context serves
+// (tool.CallFromContext): none for a run of its own, the calling tool's for a sub-agent's.
+// It is safe for concurrent use (the tool events of a turn arrive concurrently). The zero
+// Recorder is not usable: make one with [NewRecorder].
 type Recorder struct {
 	mu      sync.Mutex
 	wr      *writer
@@ -30,13 +35,16 @@ type Recorder struct {
 	t0      time.Time
 	started bool
 	done    bool
-	prev    []openai.ChatCompletionMessage
-	cur     turn
-	curAt   time.Duration
-	lanes   map[int]int
-	starts  map[callKey]callStart
-	sum     summary
-	total   agentkit.Cost // the costs the events reported, summed for the run's summary
+	// own is the call the context of the run's events serves (hasOwn false for none).
+	own    tool.Call
+	hasOwn bool
+	prev   []openai.ChatCompletionMessage
+	cur    turn
+	curAt  time.Duration
+	lanes  map[int]int
+	starts map[callKey]callStart
+	sum    summary
+	total  agentkit.Cost // the costs the events reported, summed for the run's summary
 }
 
 type callKey struct {
@@ -68,15 +76,16 @@ func (r *Recorder) Err() error {
 }
 
 // OnEvent records e. Its signature is agentkit.OnEvent's.
-func (r *Recorder) OnEvent(_ context.Context, e agentkit.Event) {
+func (r *Recorder) OnEvent(ctx context.Context, e agentkit.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.done {
+	c, has := tool.CallFromContext(ctx)
+	if r.done || r.started && (has != r.hasOwn || c != r.own) {
 		return
 	}
 	now := r.now()
 	if !r.started {
-		r.started, r.t0 = true, now
+		r.started, r.t0, r.own, r.hasOwn = true, now, c, has
 		r.wr.head(r.title, []string{recorderNote})
 	}
 	at := now.Sub(r.t0)
