@@ -107,12 +107,6 @@ type sessionTurn struct {
 
 // sessionTurns cuts a stored session into turns, one per assistant message.
 func sessionTurns(msgs []openai.ChatCompletionMessage) []sessionTurn {
-	results := map[string]string{}
-	for _, m := range msgs {
-		if m.Role == openai.ChatMessageRoleTool {
-			results[m.ToolCallID] = m.Content
-		}
-	}
 	var out []sessionTurn
 	var prev []openai.ChatCompletionMessage
 	for i := range msgs {
@@ -122,6 +116,7 @@ func sessionTurns(msgs []openai.ChatCompletionMessage) []sessionTurn {
 		kept, added := carried(prev, msgs[:i])
 		prev = msgs[:i]
 		t := sessionTurn{turn: turn{Iteration: len(out) + 1, Carried: i, Kept: kept, Added: added, Reply: &msgs[i]}}
+		results := resultsAfter(msgs, i)
 		for _, c := range msgs[i].ToolCalls {
 			content, ok := results[c.ID]
 			t.calls = append(t.calls, call{Iteration: len(out) + 1, ID: c.ID, Name: c.Function.Name,
@@ -130,6 +125,22 @@ func sessionTurns(msgs []openai.ChatCompletionMessage) []sessionTurn {
 		out = append(out, t)
 	}
 	return out
+}
+
+// resultsAfter returns the results of the calls of the assistant message msgs[i] by call id:
+// the tool messages that follow it, up to the next assistant message. (Some providers number
+// the calls of each reply from call_0: an id names a call of its turn, not of the session.)
+func resultsAfter(msgs []openai.ChatCompletionMessage, i int) map[string]string {
+	results := map[string]string{}
+	for _, m := range msgs[i+1:] {
+		if m.Role == openai.ChatMessageRoleAssistant {
+			break
+		}
+		if _, dup := results[m.ToolCallID]; m.Role == openai.ChatMessageRoleTool && !dup {
+			results[m.ToolCallID] = m.Content
+		}
+	}
+	return results
 }
 
 // tokens formats a token count, "" for none.
