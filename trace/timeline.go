@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -33,6 +34,8 @@ type svg struct {
 	Lanes         []lane
 	Ticks         []tick
 	Untimed       bool
+	// Note says why a timed page's timeline is not (zeroNote), "" otherwise.
+	Note string
 }
 
 type drawn struct {
@@ -62,11 +65,17 @@ const (
 	minBar     = 2
 )
 
+// zeroNote says why a timed page's timeline shows order only.
+const zeroNote = "Every duration is zero: the timeline shows the order of the calls, not their time."
+
 func (t *timeline) svg() svg {
-	var end time.Duration
+	bars, untimed, note := t.bars, t.untimed, ""
+	if !untimed && extent(bars) == 0 && len(bars) > 0 { // bars all drawn at 0 would hide each other
+		bars, untimed, note = slotted(bars), true, zeroNote
+	}
+	end := extent(bars)
 	lanes := 1
-	for _, b := range t.bars {
-		end = max(end, b.Start+b.Dur)
+	for _, b := range bars {
 		lanes = max(lanes, b.Lane+1)
 	}
 	scale := func(d time.Duration) float64 {
@@ -75,12 +84,12 @@ func (t *timeline) svg() svg {
 		}
 		return float64(d) / float64(end) * plotWidth
 	}
-	out := svg{Width: labelWidth + plotWidth + 40, Height: lanes*rowHeight + axisHeight, Untimed: t.untimed}
-	for _, b := range t.bars {
+	out := svg{Width: labelWidth + plotWidth + 40, Height: lanes*rowHeight + axisHeight, Untimed: untimed, Note: note}
+	for _, b := range bars {
 		x, w := labelWidth+scale(b.Start), max(scale(b.Dur), minBar)
 		y := b.Lane*rowHeight + (rowHeight-barHeight)/2
 		fits := w >= float64(7*utf8.RuneCountInString(b.Label)+8)
-		out.Bars = append(out.Bars, drawn{bar: b, X: num(x), Y: strconv.Itoa(y), W: num(w), TX: num(x + 4), Title: t.title(b), Inside: fits})
+		out.Bars = append(out.Bars, drawn{bar: b, X: num(x), Y: strconv.Itoa(y), W: num(w), TX: num(x + 4), Title: title(b, untimed), Inside: fits})
 	}
 	for i := range lanes {
 		name := "model"
@@ -90,9 +99,12 @@ func (t *timeline) svg() svg {
 		out.Lanes = append(out.Lanes, lane{Y: strconv.Itoa(i*rowHeight + rowHeight/2 + 4), Name: name})
 	}
 	for i := range 5 {
+		if end == 0 { // nothing drawn: no axis
+			break
+		}
 		d := end * time.Duration(i) / 4
 		label := formatDuration(d)
-		if t.untimed {
+		if untimed {
 			label = ""
 		}
 		out.Ticks = append(out.Ticks, tick{X: num(labelWidth + scale(d)), Label: label})
@@ -100,8 +112,34 @@ func (t *timeline) svg() svg {
 	return out
 }
 
-func (t *timeline) title(b bar) string {
-	if t.untimed {
+// extent is the time the bars span, from 0.
+func extent(bars []bar) time.Duration {
+	var end time.Duration
+	for _, b := range bars {
+		end = max(end, b.Start+b.Dur)
+	}
+	return end
+}
+
+// slotted lays bars out in order, one slot each, as a stored session's are: a model call,
+// then its calls side by side in the next slot.
+func slotted(bars []bar) []bar {
+	out := slices.Clone(bars)
+	var slot time.Duration
+	for i := range out {
+		if out[i].Lane == 0 && i > 0 {
+			slot += 2
+		}
+		out[i].Start, out[i].Dur = slot, 1
+		if out[i].Lane > 0 {
+			out[i].Start = slot + 1
+		}
+	}
+	return out
+}
+
+func title(b bar, untimed bool) string {
+	if untimed {
 		return b.Label
 	}
 	return b.Label + ": " + formatDuration(b.Dur) + " from " + formatDuration(b.Start)
