@@ -9,6 +9,7 @@
 //	trace.Write(f, res, &trace.Options{Err: err}) // from a run's agentkit.Result
 //	trace.WriteSession(f, msgs, nil)               // from a stored session's messages
 //	rec := trace.NewRecorder(f, nil)               // as a long run goes, from its events:
+//	defer rec.Close()                              // (ends the page of a run that panicked)
 //	agent := agentkit.New(model, &agentkit.Options{OnEvent: rec.OnEvent, …})
 //
 // A Result holds durations but not start times, so its timeline lays the steps end to end

@@ -40,7 +40,7 @@ func ExampleRecorder() {
 	var page strings.Builder
 	rec := trace.NewRecorder(&page, &trace.Options{Title: "weather"})
 	res, _ := weatherAgent(rec.OnEvent).Run(context.Background(), "北京天气怎么样？")
-	fmt.Println(res.Output, rec.Err(), strings.HasSuffix(page.String(), "</html>\n"))
+	fmt.Println(res.Output, rec.Close(), strings.HasSuffix(page.String(), "</html>\n"))
 	// Output: 北京今天晴，25°C。 <nil> true
 }
 

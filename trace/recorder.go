@@ -17,7 +17,7 @@ import (
 // agentkit.OnEvent (Options.OnEvent, or a streamed run's events). Each model call's section
 // is written when its request is sent, its reply when it comes, each tool call when it
 // ends; the run's EventRunEnd writes the summary and the timeline and ends the page, which
-// is then whole. It keeps the timeline's bars and the latest request's messages, not the
+// is then whole ([Recorder.Close] ends the page of a run that did not end). It keeps the timeline's bars and the latest request's messages, not the
 // run's history, so that a long run's page costs little memory.
 //
 // A Recorder records one run; the events after its EventRunEnd are ignored, and so are the
@@ -106,10 +106,38 @@ func (r *Recorder) OnEvent(ctx context.Context, e agentkit.Event) {
 		if e.Err != nil {
 			r.sum.Err = e.Err.Error()
 		}
-		r.sum.Cost = costText(r.total)
-		r.wr.end(&r.sum)
-		r.done = true
+		r.end()
 	}
+}
+
+// notEnded is the summary's error of a page that Close ended.
+const notEnded = "trace: the run did not end: the page was closed before the run's end was recorded " +
+	"(the run panicked, or its events stopped coming); the calls still running are not shown"
+
+// Close ends the page of a run whose EventRunEnd never came — a run that panicked (a panic
+// of another OnEvent is raised from Run and ends it), or whose events stopped coming: the
+// summary says so, the timeline has the calls recorded so far, and the page is whole. After
+// the run's EventRunEnd it writes nothing. The events after Close are ignored. It returns
+// [Recorder.Err]. Use it as defer rec.Close() where the run is started.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.done {
+		if !r.started {
+			r.started = true
+			r.wr.head(r.title, []string{recorderNote})
+		}
+		r.sum.Err = notEnded
+		r.end()
+	}
+	return r.wr.err
+}
+
+// end writes the summary and the timeline, and ends the page.
+func (r *Recorder) end() {
+	r.sum.Cost = costText(r.total)
+	r.wr.end(&r.sum)
+	r.done = true
 }
 
 func (r *Recorder) request(e *agentkit.Event, at time.Duration) {

@@ -27,7 +27,7 @@ func TestTimelineWithoutDurations(t *testing.T) {
 		name  string
 		res   *agentkit.Result
 		bars  []string // each bar's href and x
-		ticks int // the axis's labels
+		ticks int      // the axis's labels
 		note  bool
 	}{
 		{"zero steps", &agentkit.Result{}, nil, 0, false},
