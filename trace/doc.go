@@ -18,7 +18,7 @@
 // durations at all, and its timeline shows order, not time. Each page says which it is.
 //
 // The page is safe to open whatever the run held. It loads nothing: no network, no font, no
-// image; its style and its one script (the search box) are inline, and a
+// image; its style and its one script (the search box, the timeline's links) are inline, and a
 // Content-Security-Policy meta tag allows those two by their hashes and nothing else.
 // Every string — messages, arguments, results, errors — is escaped by html/template, so a
 // tool result holding "</script>" or "<img onerror=…>" is shown as text. Long texts are

@@ -1,7 +1,9 @@
 "use strict";
-// The page's one script: the search box. It shows the messages and calls whose text holds
-// what is typed (case-insensitive), opens what holds them, and hides the others. It reads
-// the page's own text only; nothing is fetched, nothing written as markup.
+// The page's one script: the search box, and the timeline's links. The search shows the
+// messages and calls whose text holds what is typed (case-insensitive), opens what holds
+// them, and hides the others. A click on a bar of the timeline opens the call it links to
+// (shown again if a search hid it) and scrolls to it. It reads the page's own
+// text only; nothing is fetched, nothing written as markup.
 document.addEventListener("DOMContentLoaded", function () {
   var q = document.getElementById("q");
   var count = document.getElementById("count");
@@ -25,4 +27,14 @@ document.addEventListener("DOMContentLoaded", function () {
     count.textContent = s === "" ? "" : shown + " of " + items.length + " shown";
   }
   q.addEventListener("input", apply);
+  Array.prototype.forEach.call(document.querySelectorAll(".chart a"), function (a) {
+    a.addEventListener("click", function () {
+      var el = document.getElementById(a.getAttribute("href").slice(1));
+      if (el) {
+        el.hidden = false;
+        open(el);
+        el.scrollIntoView();
+      }
+    });
+  });
 });
