@@ -137,6 +137,7 @@ func pages(t *testing.T) map[string]struct {
 	res  *agentkit.Result
 } {
 	res := run(t, nil)
+	realistic(res)
 	var fromResult bytes.Buffer
 	if err := trace.Write(&fromResult, res, &trace.Options{Err: agentkit.ErrPaused, Title: "toolcall trace · 北京天气"}); err != nil {
 		t.Fatal(err)

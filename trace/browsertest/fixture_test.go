@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -79,6 +80,27 @@ func run(t *testing.T, onEvent agentkit.OnEvent) *agentkit.Result {
 		t.Fatalf("the run ended with %v (stop %q), want it paused", err, res.Stop)
 	}
 	return res
+}
+
+// realistic gives res the durations of the same run on a real provider, for the README's
+// picture: a scripted model answers in microseconds, and a tool that panics (its stack is
+// captured) would look like the run's slowest call. Model calls take about a second, the
+// weather and the page fetches some hundreds of milliseconds; calls refused before they ran
+// (invalid arguments, an unknown tool, the loop guard, an approval) take next to nothing.
+func realistic(res *agentkit.Result) {
+	model := []time.Duration{1420, 960, 780, 830, 1140} // ms, by model call
+	tools := map[string]time.Duration{"get_weather": 310, "fetch": 580, "boom": 40}
+	for k := range res.Steps {
+		s := &res.Steps[k]
+		s.Duration = model[k%len(model)] * time.Millisecond
+		for i := range s.Calls {
+			c := &s.Calls[i]
+			c.Duration = 200 * time.Microsecond
+			if d, ok := tools[c.Call.Name]; ok && c.Result.Kind != tool.KindInvalidArguments && c.Result.Kind != tool.KindLoop {
+				c.Duration = d*time.Millisecond + time.Duration(i)*37*time.Millisecond
+			}
+		}
+	}
 }
 
 // calls is the number of model calls and tool calls of a Result: the bars of its timeline.
