@@ -3,6 +3,7 @@ package trace
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -67,3 +68,32 @@ func TestInjectedMarkupStaysText(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestInvalidUTF8 puts bytes that are not UTF-8 (a tool's binary output, a stream cut in the
+// middle of a character) everywhere a run's strings reach the page: the page is still UTF-8,
+// each shown as U+FFFD, as a browser would show it.
+func TestInvalidUTF8(t *testing.T) {
+	bad := "北京\xe5\x8c" + "\xff\xfe</p>"
+	res := &agentkit.Result{
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: bad}},
+		Steps: []agentkit.Step{{Iteration: 1, Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: bad},
+			Calls: []agentkit.CallRecord{{Call: tool.Call{ID: bad, Name: bad, Arguments: bad},
+				Result: tool.Result{Content: bad, Kind: tool.Kind(bad), Err: errString(bad)}}}}},
+		Output: bad,
+	}
+	var b strings.Builder
+	if err := Write(&b, res, &Options{Title: bad, Err: errString(bad)}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if !utf8.ValidString(page) {
+		t.Fatalf("the page is not UTF-8")
+	}
+	doc := parse(t, page)
+	if got := strings.Count(doc.textContent(), "北京\uFFFD&lt;/p>"); got != 0 {
+		t.Errorf("a text was escaped twice")
+	}
+	if got := strings.Count(doc.textContent(), "北京\uFFFD</p>"); got < 8 {
+		t.Errorf("the text is shown %d times with U+FFFD for its invalid bytes, want it everywhere", got)
+	}
+}

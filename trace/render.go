@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -62,9 +63,16 @@ type numbered struct {
 	M openai.ChatCompletionMessage
 }
 
+// exec writes the fragment name of the page. Bytes that are not UTF-8 (a tool's binary
+// output, a stream cut inside a character) become U+FFFD, as a browser would show them, so
+// that the page is UTF-8 whatever the run held.
 func (w *writer) exec(name string, data any) {
-	if w.err == nil {
-		w.err = w.t.ExecuteTemplate(w.w, name, data)
+	if w.err != nil {
+		return
+	}
+	var b strings.Builder
+	if w.err = w.t.ExecuteTemplate(&b, name, data); w.err == nil {
+		_, w.err = io.WriteString(w.w, strings.ToValidUTF8(b.String(), "\uFFFD"))
 	}
 }
 
