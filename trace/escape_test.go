@@ -29,6 +29,8 @@ func TestInjectedMarkupStaysText(t *testing.T) {
 				Result: tool.Result{Content: evil, Kind: tool.Kind(evil), Repair: evil, Original: evil, Err: errString(evil)}}}}},
 		Stop:   agentkit.StopReason(evil),
 		Output: evil,
+		Pause: &agentkit.Pause{Pending: []agentkit.PendingCall{{ID: evil, Name: evil, Kind: agentkit.PendingKind(evil),
+			Arguments: []byte(`"` + strings.ReplaceAll(evil, `"`, `\"`) + `"`)}}},
 	}
 	var b strings.Builder
 	if err := Write(&b, res, &Options{Title: evil, Err: errString(evil)}); err != nil {

@@ -15,6 +15,9 @@ import (
 // the tool calls of the reply.
 type turn struct {
 	Iteration int
+	// Resumed says the turn is the paused turn of a resumed run, recorded from its calls'
+	// events: its model call was the paused run's, and its request is not known.
+	Resumed bool
 	// Carried is the number of messages the request carried; Kept of them are the first
 	// messages of the previous request, shown there, and Added the others.
 	Carried, Kept int

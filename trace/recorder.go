@@ -95,6 +95,7 @@ func (r *Recorder) OnEvent(ctx context.Context, e agentkit.Event) {
 	case agentkit.EventModelResponse:
 		r.response(&e, at)
 	case agentkit.EventToolStart:
+		r.resumed(e.Iteration)
 		r.lanes[e.Iteration]++
 		r.starts[callKey{e.Iteration, e.Call.ID}] = callStart{at: at, lane: r.lanes[e.Iteration]}
 	case agentkit.EventToolEnd:
@@ -164,10 +165,20 @@ func (r *Recorder) response(e *agentkit.Event, at time.Duration) {
 	r.sum.Usage.Add(e.Usage)
 }
 
+// resumed opens the section of the turn of a tool event that came with no model call before
+// it: the paused turn of a resumed run (Agent.Resume), whose model call the paused run made.
+func (r *Recorder) resumed(iteration int) {
+	if r.cur.Iteration != iteration {
+		r.cur = turn{Iteration: iteration, Resumed: true}
+		r.wr.turn(&r.cur)
+	}
+}
+
 func (r *Recorder) toolEnd(e *agentkit.Event, at time.Duration) {
 	if e.Call == nil || e.Result == nil {
 		return
 	}
+	r.resumed(e.Iteration)
 	k := callKey{e.Iteration, e.Call.ID}
 	st, ok := r.starts[k]
 	if !ok { // a call refused without running has no EventToolStart
