@@ -99,6 +99,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	agent := agentkit.New(model, opts)
 
+	// The trace's file is created before the run: a path that cannot be written fails here,
+	// before the model is paid for an answer the program would not print.
+	var traceFile *os.File
+	if *tracePath != "" {
+		if traceFile, err = os.Create(*tracePath); err != nil {
+			fmt.Fprintln(stderr, "quickstart:", err)
+			return 1
+		}
+	}
 	var res *agentkit.Result
 	if *stream {
 		res, err = runStream(ctx, agent, question, stdout)
@@ -108,8 +117,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *verbose {
 		printSteps(stderr, res)
 	}
-	if *tracePath != "" {
-		if terr := writeTrace(*tracePath, res, err); terr != nil {
+	if traceFile != nil {
+		if terr := writeTrace(traceFile, res, err); terr != nil {
 			fmt.Fprintln(stderr, "quickstart:", terr)
 			return 1
 		}
@@ -125,13 +134,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return 0
 }
 
-// writeTrace writes the run's page to path: its timeline, calls, tokens and messages.
-func writeTrace(path string, res *agentkit.Result, runErr error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = trace.Write(f, res, &trace.Options{Title: "quickstart trace", Err: runErr})
+// writeTrace writes the run's page to f, and closes it: its timeline, calls, tokens and
+// messages.
+func writeTrace(f *os.File, res *agentkit.Result, runErr error) error {
+	err := trace.Write(f, res, &trace.Options{Title: "quickstart trace", Err: runErr})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -173,7 +173,21 @@ func TestTraceFlag(t *testing.T) {
 			t.Errorf("the trace lacks %q", want)
 		}
 	}
-	if code := run(context.Background(), []string{"-trace", filepath.Join(t.TempDir(), "no", "such", "dir.html")}, env(nil), &stdout, &stderr); code != 1 {
-		t.Errorf("-trace to a path that cannot be created: exit %d, want 1", code)
+}
+
+// -trace to a path that cannot be created fails before the run: the model is not paid for
+// an answer the program would not print.
+func TestTraceFlagBadPath(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(500)
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	bad := filepath.Join(t.TempDir(), "no", "such", "dir.html")
+	code := run(context.Background(), []string{"-trace", bad}, env(map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL + "/v1"}), &stdout, &stderr)
+	if code != 1 || hits.Load() != 0 || !strings.Contains(stderr.String(), "dir.html") {
+		t.Errorf("-trace to a path that cannot be created: exit %d after %d model requests, stderr %q; want exit 1 before any, naming the file", code, hits.Load(), stderr.String())
 	}
 }
