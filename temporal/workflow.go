@@ -103,6 +103,7 @@ func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error
 	w.res.Iterations = iter
 	w.res.Usage.Add(out.Usage)
 	w.res.Cost.Add(out.Cost)
+	w.res.Messages = append(w.res.Messages, out.Message) // an answer too, as agentkit's transcript holds it
 	if len(out.Calls) == 0 {
 		w.res.Output = out.Answer
 		if final {
@@ -110,7 +111,6 @@ func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error
 		}
 		return agentkit.StopAnswered, nil
 	}
-	w.res.Messages = append(w.res.Messages, out.Message)
 	calls := make([]tool.Call, len(out.Calls))
 	for i, c := range out.Calls {
 		calls[i] = tool.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments}

@@ -101,7 +101,7 @@ func TestWorkflowRunsTools(t *testing.T) {
 	}
 	// The model read what the workflow holds: the second request is the transcript before the answer.
 	reqs := model.Requests()
-	if diff := cmp.Diff(res.Messages, reqs[1].Messages); diff != "" {
+	if diff := cmp.Diff(res.Messages[:len(res.Messages)-1], reqs[1].Messages); diff != "" {
 		t.Errorf("second request vs. transcript (-got +want):\n%s", diff)
 	}
 	if res.Messages[0].Role != openai.ChatMessageRoleSystem || res.New != 2 {
@@ -329,8 +329,8 @@ func TestWorkflowContinuesAsNew(t *testing.T) {
 	if got, want := toolContents(res.Messages), []string{"w:a", "w:b"}; !cmp.Equal(got, want) {
 		t.Errorf("tool results = %q, want %q", got, want)
 	}
-	if got := len(res.Messages); got != 6 { // system, user, call, result, call, result
-		t.Errorf("%d messages, want 6", got)
+	if got := len(res.Messages); got != 7 { // system, user, call, result, call, result, answer
+		t.Errorf("%d messages, want 7", got)
 	}
 }
 
@@ -406,4 +406,43 @@ func TestNewRefusesRunOnlyOptions(t *testing.T) {
 		}
 	}()
 	New(a, nil)
+}
+
+// TestWorkflowTranscriptHoldsAnswer: the Result's transcript ends with the model's answer, as
+// agentkit.Result.Messages does, so that a conversation continued on it (the package doc's
+// way) shows the model its own answer and stays provider-valid with the next user message.
+func TestWorkflowTranscriptHoldsAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		replies []agentkittest.Reply
+		opts    agentkit.Options
+		want    int // messages: system, user, ..., the answer
+	}{
+		{"answer only", []agentkittest.Reply{agentkittest.Text("hi")}, agentkit.Options{}, 3},
+		{"after a call", []agentkittest.Reply{agentkittest.ToolCalls(agentkittest.CallID("c1", "w", `{"city":"a"}`)), agentkittest.Text("hi")}, agentkit.Options{}, 5},
+		{"final tool-free request", []agentkittest.Reply{agentkittest.ToolCalls(agentkittest.CallID("c1", "w", `{"city":"a"}`)), agentkittest.Text("hi")},
+			agentkit.Options{MaxIterations: 1, FinalAnswerOnLimit: true}, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			opts := tc.opts
+			opts.Instructions, opts.Tools = "sys", []*tool.Tool{counted("w", &n)}
+			a := New(agentkit.New(agentkittest.New(t, tc.replies...), &opts), nil)
+			res, _ := run(t, a, NewInput("go"), nil)
+			if res == nil {
+				t.Fatal("the workflow failed")
+			}
+			if got := len(res.Messages); got != tc.want {
+				t.Fatalf("%d messages, want %d", got, tc.want)
+			}
+			last := res.Messages[len(res.Messages)-1]
+			if got, want := [2]string{last.Role, last.Content}, [2]string{openai.ChatMessageRoleAssistant, "hi"}; got != want {
+				t.Errorf("last message = %q, want %q", got, want)
+			}
+			next := append(res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "and?"})
+			if err := agentkit.ValidateHistory(next); err != nil {
+				t.Errorf("transcript plus the next user message: %v", err)
+			}
+		})
+	}
 }
