@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -168,8 +169,8 @@ func (a *Agent) run(ctx context.Context, call func(context.Context) agentkit.Cal
 		out.Fatal = rec.Result.Err.Error()
 	}
 	content, err := a.keep(ctx, rec.Result.Content)
-	if err != nil {
-		return callOut{}, err
+	if err != nil { // the call ran: an idempotent one is attempted again, and the others are told it took effect
+		return callOut{}, temporal.NewApplicationErrorWithCause(fmt.Sprintf("its result (%d bytes) could not be kept in Options.Blobs: %v", len(rec.Result.Content), err), notKept, err)
 	}
 	out.Content = content
 	return out, nil

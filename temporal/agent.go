@@ -58,6 +58,8 @@ type Options struct {
 	// Blobs keeps the tool results of more than BlobThreshold bytes out of the workflow's
 	// history: the history holds a reference (see Resolve). Nil keeps every result inline,
 	// where Temporal's 2 MiB payload limit applies (bound results with middleware.Truncate).
+	// When Put fails, the call has run all the same: an idempotent call is attempted again,
+	// and the model reads of any other that it took effect but its result was lost.
 	Blobs BlobStore
 	// BlobThreshold is the size past which a result goes to Blobs. Zero means 256 KiB.
 	BlobThreshold int

@@ -22,6 +22,9 @@ const (
 	UnknownOutcome = "error: this call is not known to have completed: it ran out of time, or the worker running it stopped responding, before it finished, and it is not run again because running it twice may not be safe. It may or may not have taken effect: check before calling it again, or tell the user."
 	// undelivered is the start of the result of a call whose activity failed otherwise.
 	undelivered = "error: the call could not be run to the end: "
+	// notKept is the type of the error of a tool activity whose call ran but whose result
+	// the BlobStore refused.
+	notKept = "toolcall.NotKept"
 )
 
 // wf is the state of one workflow run.
@@ -218,9 +221,12 @@ func (w *wf) runCalls(ctx workflow.Context, iter int, calls []callSpec, plan age
 // idempotent call was attempted Options.ToolAttempts times.
 func callResult(name string, idempotent bool, err error, out callOut) callOut {
 	var te *temporal.TimeoutError
+	var ae *temporal.ApplicationError
 	switch {
 	case err == nil:
 		return out
+	case errors.As(err, &ae) && ae.Type() == notKept:
+		return callOut{Kind: tool.KindToolError, Content: "error: the call to " + name + " ran and took effect, but " + ae.Message() + ". Do not call it again to get its result: tell the user."}
 	case temporal.IsCanceledError(err):
 		return callOut{Kind: tool.KindCanceled, Content: "error: the call to " + name + " was canceled before it finished."}
 	case errors.As(err, &te) && te.TimeoutType() != enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START && idempotent:

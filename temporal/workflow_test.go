@@ -446,3 +446,46 @@ func TestWorkflowTranscriptHoldsAnswer(t *testing.T) {
 		})
 	}
 }
+
+// failingBlobs is a BlobStore whose Put fails.
+type failingBlobs struct{}
+
+func (failingBlobs) Put(context.Context, []byte) (string, error) {
+	return "", errors.New("disk full")
+}
+func (failingBlobs) Get(context.Context, string) ([]byte, error) { return nil, errors.New("none") }
+
+// TestWorkflowResultNotKept: a call that ran but whose large result the store refused is
+// never reported as not run: the model reads that it took effect (a non-idempotent call
+// called again would act twice); an idempotent call is attempted again, as its nature allows.
+func TestWorkflowResultNotKept(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		ann          tool.Annotations
+		wantAttempts int32
+	}{
+		{"not idempotent", tool.Annotations{}, 1},
+		{"idempotent", tool.Annotations{Idempotent: true}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			big := tool.New("send", "t", func(context.Context, struct{}) (string, error) {
+				n.Add(1)
+				return strings.Repeat("x", 200), nil
+			}, tool.Options{Annotations: tc.ann})
+			model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "send", `{}`)), agentkittest.Text("done"))
+			a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{big}}), &Options{Blobs: failingBlobs{}, BlobThreshold: 100})
+			res, _ := run(t, a, NewInput("go"), nil)
+			if res == nil {
+				t.Fatal("the workflow failed")
+			}
+			if got := n.Load(); got != tc.wantAttempts {
+				t.Errorf("the tool ran %d times, want %d", got, tc.wantAttempts)
+			}
+			got := toolContents(res.Messages)
+			if len(got) != 1 || !strings.Contains(got[0], "took effect") || !strings.Contains(got[0], "disk full") {
+				t.Errorf("tool results = %q, want one saying the call took effect, with the store's error", got)
+			}
+		})
+	}
+}
