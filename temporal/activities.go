@@ -46,6 +46,7 @@ type callSpec struct {
 type toolIn struct {
 	Iteration int      `json:"iteration"`
 	Call      callSpec `json:"call"`
+	Room      int      `json:"room"` // the encoded bytes the result may take inline (see keep)
 }
 
 // approvedIn is the approved-call activity's argument.
@@ -53,6 +54,7 @@ type approvedIn struct {
 	Iteration int                  `json:"iteration"`
 	Pending   agentkit.PendingCall `json:"pending"`
 	Decision  agentkit.Decision    `json:"decision"`
+	Room      int                  `json:"room"` // as toolIn's
 }
 
 // callOut is a tool activity's result: the part of a tool.Result a workflow keeps.
@@ -116,12 +118,12 @@ func httpStatus(err error) int {
 // tool is the tool activity: one agentkit.Agent.CallTool, heartbeating while it runs.
 func (a *Agent) tool(ctx context.Context, in toolIn) (callOut, error) {
 	call := tool.Call{ID: in.Call.ID, Name: in.Call.Name, Arguments: in.Call.Arguments}
-	return a.run(ctx, func(ctx context.Context) agentkit.CallRecord { return a.agent.CallTool(ctx, in.Iteration, call) })
+	return a.run(ctx, in.Room, func(ctx context.Context) agentkit.CallRecord { return a.agent.CallTool(ctx, in.Iteration, call) })
 }
 
 // approved is the activity of an approved call: one agentkit.Agent.CallApproved.
 func (a *Agent) approved(ctx context.Context, in approvedIn) (callOut, error) {
-	return a.run(ctx, func(ctx context.Context) agentkit.CallRecord {
+	return a.run(ctx, in.Room, func(ctx context.Context) agentkit.CallRecord {
 		return a.agent.CallApproved(ctx, in.Iteration, in.Pending, in.Decision)
 	})
 }
@@ -153,8 +155,8 @@ func heartbeating(ctx context.Context, f func()) {
 	wg.Wait()
 }
 
-// run runs a call, heartbeating.
-func (a *Agent) run(ctx context.Context, call func(context.Context) agentkit.CallRecord) (callOut, error) {
+// run runs a call, heartbeating; its result may take room bytes of the transcript inline.
+func (a *Agent) run(ctx context.Context, room int, call func(context.Context) agentkit.CallRecord) (callOut, error) {
 	var rec agentkit.CallRecord
 	heartbeating(ctx, func() { rec = call(ctx) })
 	if err := ctx.Err(); err != nil && rec.Result.Kind == tool.KindCanceled {
@@ -168,7 +170,7 @@ func (a *Agent) run(ctx context.Context, call func(context.Context) agentkit.Cal
 	case tool.IsFatal(rec.Result.Err):
 		out.Fatal = rec.Result.Err.Error()
 	}
-	content, err := a.keep(ctx, rec.Result.Content)
+	content, err := a.keep(ctx, rec.Result.Content, room)
 	if err != nil { // the call ran: an idempotent one is attempted again, and the others are told it took effect
 		return callOut{}, temporal.NewApplicationErrorWithCause(fmt.Sprintf("its result (%d bytes) could not be kept in Options.Blobs: %v", len(rec.Result.Content), err), notKept, err)
 	}

@@ -61,7 +61,9 @@ type Options struct {
 	// When Put fails, the call has run all the same: an idempotent call is attempted again,
 	// and the model reads of any other that it took effect but its result was lost.
 	Blobs BlobStore
-	// BlobThreshold is the size past which a result goes to Blobs. Zero means 256 KiB.
+	// BlobThreshold is the size past which a result goes to Blobs. Zero means 256 KiB. A
+	// smaller result goes there too when the transcript, inline, would pass 1.5 MiB (see the
+	// package doc, Payload limits).
 	BlobThreshold int
 	// ContinueAfter is the number of model calls after which a run continues as new (the
 	// transcript, its counters and the loop guard carried over), so that a long session's

@@ -119,9 +119,10 @@ func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error
 		calls[i] = tool.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 	}
 	plan := w.a.agent.PlanTurn(&w.guard, final, out.FinishReason, calls)
-	results := w.runCalls(ctx, iter, out.Calls, plan)
+	room := (transcriptBudget - encodedLen(w.res.Messages)) / len(calls) // each result's share of what is left
+	results := w.runCalls(ctx, iter, room, out.Calls, plan)
 	if plan.Stop == "" && ctx.Err() == nil {
-		w.decide(ctx, iter, results)
+		w.decide(ctx, iter, room, results)
 	}
 	stop, stopErr := plan.Stop, plan.Err
 	for i, r := range results {
@@ -186,11 +187,11 @@ func (w *wf) toolOptions(ctx workflow.Context, idempotent bool) workflow.Context
 // The calls of tools that are not Sequential are scheduled at once (their futures are read
 // in order: the results' order does not depend on when they end); sequential calls then run
 // one by one.
-func (w *wf) runCalls(ctx workflow.Context, iter int, calls []callSpec, plan agentkit.TurnPlan) []callOut {
+func (w *wf) runCalls(ctx workflow.Context, iter, room int, calls []callSpec, plan agentkit.TurnPlan) []callOut {
 	out := make([]callOut, len(calls))
 	futures := make([]workflow.Future, len(calls))
 	start := func(i int) workflow.Future {
-		return workflow.ExecuteActivity(w.toolOptions(ctx, calls[i].Idempotent), toolActivity, toolIn{Iteration: iter, Call: calls[i]})
+		return workflow.ExecuteActivity(w.toolOptions(ctx, calls[i].Idempotent), toolActivity, toolIn{Iteration: iter, Call: calls[i], Room: room})
 	}
 	for i, c := range calls {
 		if plan.Run[i] && !c.Sequential {
@@ -240,7 +241,7 @@ func callResult(name string, idempotent bool, err error, out callOut) callOut {
 // decide waits, when calls of the turn are pending, for the decisions (UpdateDecide), and
 // replaces the pending results with the decided ones: approved calls run, in parallel, the
 // others are answered as agentkit.Resume answers them. A canceled run stops waiting.
-func (w *wf) decide(ctx workflow.Context, iter int, results []callOut) {
+func (w *wf) decide(ctx workflow.Context, iter, room int, results []callOut) {
 	var at []int
 	for i, r := range results {
 		if r.Kind == tool.KindPending && r.Pending != nil {
@@ -266,7 +267,7 @@ func (w *wf) decide(ctx workflow.Context, iter int, results []callOut) {
 			results[i] = callOut{Kind: res.Kind, Content: res.Content}
 			continue
 		}
-		futures[i] = workflow.ExecuteActivity(w.toolOptions(ctx, false), approvedActivity, approvedIn{Iteration: iter, Pending: c, Decision: d})
+		futures[i] = workflow.ExecuteActivity(w.toolOptions(ctx, false), approvedActivity, approvedIn{Iteration: iter, Pending: c, Decision: d, Room: room})
 	}
 	for _, i := range at {
 		if f := futures[i]; f != nil {

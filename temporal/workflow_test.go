@@ -2,7 +2,9 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -487,5 +489,49 @@ func TestWorkflowResultNotKept(t *testing.T) {
 				t.Errorf("tool results = %q, want one saying the call took effect, with the store's error", got)
 			}
 		})
+	}
+}
+
+// TestWorkflowTranscriptStaysUnderPayloadLimit: results each under Options.BlobThreshold but
+// together past Temporal's 2 MiB payload limit go to Options.Blobs once the transcript is
+// large, so that the model activity's input (the whole transcript), the continue-as-new
+// Input and the Result stay under the limit, where the server would terminate the run.
+func TestWorkflowTranscriptStaysUnderPayloadLimit(t *testing.T) {
+	const turns, size = 10, 250 << 10 // each under the default 256 KiB threshold
+	var replies []agentkittest.Reply
+	for i := range turns {
+		replies = append(replies, agentkittest.ToolCalls(agentkittest.CallID(fmt.Sprint("c", i), "page", fmt.Sprintf(`{"n":%d}`, i))))
+	}
+	model := agentkittest.New(t, append(replies, agentkittest.Text("done"))...)
+	page := tool.New("page", "a web page", func(_ context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return strings.Repeat(fmt.Sprint(in.N), size), nil
+	})
+	blobs := DirBlobs(t.TempDir())
+	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{page}, MaxIterations: turns + 1}), &Options{Blobs: blobs})
+	res, _ := run(t, a, NewInput("go"), nil)
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	b, err := json.Marshal(res.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > payloadLimit {
+		t.Errorf("the transcript is %d bytes encoded, over the %d-byte payload limit", len(b), payloadLimit)
+	}
+	resolved, err := Resolve(context.Background(), blobs, res.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := toolContents(resolved)
+	for i := range turns {
+		if i >= len(got) || got[i] != strings.Repeat(fmt.Sprint(i), size) {
+			t.Fatalf("result %d is not the tool's (%d results)", i, len(got))
+		}
+	}
+	if len(got) != turns {
+		t.Errorf("%d results, want %d", len(got), turns)
 	}
 }
