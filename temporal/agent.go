@@ -49,8 +49,8 @@ type Options struct {
 	ToolTimeout time.Duration
 	// HeartbeatTimeout is how long a model or tool call's worker may stay silent before the
 	// call is taken for lost (its worker died): an activity heartbeats every third of it
-	// while the call runs. It is also how soon a cancellation reaches a running tool. Zero means
-	// 30 seconds.
+	// while the call runs (the SDK sends one to the server at most every 0.8 × it). It is
+	// also about how soon a cancellation reaches a running tool. Zero means 30 seconds.
 	HeartbeatTimeout time.Duration
 	// ToolAttempts is the attempts of a call of an idempotent or read-only tool
 	// (tool.Annotations.IsIdempotent). Every other call is attempted once. Zero means 3.

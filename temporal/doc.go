@@ -69,8 +69,9 @@
 // # Cancellation
 //
 // Canceling the workflow cancels its running activities; a tool activity learns it from the
-// reply to its next heartbeat (within a third of Options.HeartbeatTimeout), which cancels the
-// tool's context, and the workflow waits for it to end (WaitForCancellation). The run then
+// reply to a heartbeat (the SDK sends them at most every 0.8 × Options.HeartbeatTimeout, so
+// within about that), which cancels the tool's context, and the workflow waits for it to end
+// (WaitForCancellation). The run then
 // completes with agentkit.StopCanceled and the transcript so far, each call canceled mid-way
 // answered as canceled, so the history stays provider-valid.
 //
