@@ -79,6 +79,10 @@ func (a *Agent) model(ctx context.Context, in modelIn) (modelOut, error) {
 	if err != nil {
 		return modelOut{}, modelError(stop, err)
 	}
+	if n, have := encodedLen(mt.Message), encodedLen(in.Messages); have+n > transcriptBudget {
+		return modelOut{}, modelError(agentkit.StopModelError, fmt.Errorf("%w: %d bytes, on a transcript of %d: together past the %d bytes a transcript may take of Temporal's %d-byte payload limit",
+			agentkit.ErrReplyTooLarge, n, have, transcriptBudget, payloadLimit))
+	}
 	out := modelOut{Message: mt.Message, FinishReason: mt.Step.FinishReason, Usage: mt.Step.Usage, Cost: mt.Step.Cost, Answer: mt.Answer}
 	for _, c := range mt.Calls {
 		s := callSpec{ID: c.ID, Name: c.Name, Arguments: c.Arguments}

@@ -83,9 +83,11 @@
 // (256 KiB) is put in Options.Blobs, a BlobStore of the user's (DirBlobs is one of files), and
 // the history and transcript hold BlobPrefix and its key; so is a result of more than 1 KiB
 // that would take the transcript past 1.5 MiB (a turn's calls share what is left). The model
-// activity resolves references before each request, and Resolve does it for a caller. What
-// stays inline all the same: the model's messages, the results of deferred calls (they come
-// with the decision), and, without Blobs, every result. After
+// activity resolves references before each request, and Resolve does it for a caller. A
+// model reply that would take the transcript past 1.5 MiB ends the run with
+// agentkit.StopModelError and agentkit.ErrReplyTooLarge's text, as Options.MaxReplyBytes
+// does in agentkit. What stays inline all the same: the model's messages, the results of
+// deferred calls (they come with the decision), and, without Blobs, every result. After
 // Options.ContinueAfter model calls, or when the server suggests it, the run continues as new,
 // carrying the transcript, the counters and the loop guard in its Input.
 //
