@@ -284,3 +284,45 @@ func TestServerContinuesAsNew(t *testing.T) {
 		t.Error("the latest run is the first: the workflow never continued as new")
 	}
 }
+
+// TestServerLargeTranscript: on the real server, whose payload limit is 2 MiB, a run whose
+// results are each under Options.BlobThreshold but together past the limit completes (the
+// results past the transcript's budget go to Blobs), where the server would terminate it on
+// the model activity whose input is the whole transcript.
+func TestServerLargeTranscript(t *testing.T) {
+	c := needServer(t)
+	const turns, size = 9, 250 << 10
+	model := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		n := len(toolContents(req.Messages))
+		msg := openai.ChatCompletionMessage{Role: "assistant", Content: "done"}
+		if n < turns {
+			msg = openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: fmt.Sprint("c", n), Type: "function", Function: openai.FunctionCall{Name: "page", Arguments: fmt.Sprintf(`{"n":%d}`, n)}}}}
+		}
+		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg}}}, nil
+	})
+	page := tool.New("page", "a page", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return strings.Repeat(fmt.Sprint(in.N), size), nil
+	})
+	queue := "large-" + t.Name()
+	w := worker.New(c, queue, worker.Options{})
+	New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{page}, MaxIterations: turns + 1}), &Options{Blobs: DirBlobs(t.TempDir())}).Register(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "large-test", TaskQueue: queue}, WorkflowName, NewInput("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != agentkit.StopAnswered || len(toolContents(res.Messages)) != turns {
+		t.Errorf("Stop %q with %d results; want answered with %d", res.Stop, len(toolContents(res.Messages)), turns)
+	}
+}
