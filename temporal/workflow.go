@@ -74,7 +74,12 @@ func (w *wf) handlers(ctx workflow.Context) error {
 		return agentkit.CheckDecisions(w.pending, ds)
 	}})
 	if err == nil {
-		err = workflow.SetQueryHandler(ctx, QueryPending, func() ([]agentkit.PendingCall, error) { return w.pending, nil })
+		err = workflow.SetQueryHandler(ctx, QueryPending, func() ([]agentkit.PendingCall, error) {
+			if w.decided != nil {
+				return nil, nil // decided: the approved calls run, the run waits for no decision
+			}
+			return w.pending, nil
+		})
 	}
 	if err == nil {
 		err = workflow.SetQueryHandler(ctx, QueryTranscript, func() ([]openai.ChatCompletionMessage, error) { return w.res.Messages, nil })

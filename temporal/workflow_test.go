@@ -559,3 +559,44 @@ func TestWorkflowReplyTooLargeForHistory(t *testing.T) {
 		t.Errorf("%d messages, want 1 (the input)", got)
 	}
 }
+
+// TestWorkflowPendingAfterDecision: once decisions are accepted, QueryPending lists nothing
+// (the run no longer waits: a second Decide is refused), while the approved call runs.
+func TestWorkflowPendingAfterDecision(t *testing.T) {
+	var sent atomic.Int32
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "send", `{"city":"a"}`)), agentkittest.Text("ok"))
+	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{counted("send", &sent, tool.Options{RequireApproval: true})}}), nil)
+	var after []agentkit.PendingCall
+	var second error
+	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+		env.RegisterDelayedCallback(func() {
+			env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { t.Errorf("decision refused: %v", err) }, OnAccept: func() {},
+				OnComplete: func(any, error) {
+					v, err := env.QueryWorkflow(QueryPending)
+					if err == nil {
+						err = v.Get(&after)
+					}
+					if err != nil {
+						t.Error(err)
+					}
+					env.UpdateWorkflow(UpdateDecide, "u2", &testsuite.TestUpdateCallback{
+						OnReject: func(err error) { second = err }, OnAccept: func() {}, OnComplete: func(any, error) {},
+					}, []agentkit.Decision{{CallID: "c1", Approve: true}})
+				},
+			}, []agentkit.Decision{{CallID: "c1", Approve: true}})
+		}, time.Hour)
+	})
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	if len(after) != 0 {
+		t.Errorf("pending once decided = %+v, want none", after)
+	}
+	if second == nil {
+		t.Error("a second decision was accepted")
+	}
+	if sent.Load() != 1 {
+		t.Errorf("send ran %d times, want 1", sent.Load())
+	}
+}
