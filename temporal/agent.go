@@ -18,7 +18,8 @@ const (
 	WorkflowName = "toolcall.Run"
 	// UpdateDecide is the update that delivers the []agentkit.Decision for the calls that
 	// wait (QueryPending lists them); it returns an error wrapping agentkit.ErrDecision, and
-	// changes nothing, when the decisions do not match them.
+	// changes nothing, when the decisions do not match them, and refuses a deferred result
+	// that begins with BlobPrefix.
 	UpdateDecide = "toolcall.decide"
 	// QueryPending is the query that returns the []agentkit.PendingCall the run waits for
 	// (none when it waits for nothing).

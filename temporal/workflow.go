@@ -3,6 +3,7 @@ package temporal
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -70,6 +71,11 @@ func (w *wf) handlers(ctx workflow.Context) error {
 	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, ds []agentkit.Decision) error {
 		if len(w.pending) == 0 || w.decided != nil {
 			return errors.New("temporal: no call waits for a decision")
+		}
+		for _, d := range ds {
+			if strings.HasPrefix(d.Result, BlobPrefix) { // the model activity would resolve it
+				return fmt.Errorf("temporal: the result of call %q begins with BlobPrefix %q, which only a reference the workflow made may", d.CallID, BlobPrefix)
+			}
 		}
 		return agentkit.CheckDecisions(w.pending, ds)
 	}})

@@ -600,3 +600,35 @@ func TestWorkflowPendingAfterDecision(t *testing.T) {
 		t.Errorf("send ran %d times, want 1", sent.Load())
 	}
 }
+
+// TestWorkflowDeferredResultNotAReference: a deferred call's result given with the decision
+// may not be a BlobPrefix reference, which the model activity would resolve: to another
+// run's blob, or to none, failing every model call after it. Decide refuses it.
+func TestWorkflowDeferredResultNotAReference(t *testing.T) {
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "client_side", `{"city":"a"}`)), agentkittest.Text("ok"))
+	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{tool.Deferred[cityIn]("client_side", "runs in the client")}}),
+		&Options{Blobs: DirBlobs(t.TempDir())})
+	var refused, accepted error
+	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+		env.RegisterDelayedCallback(func() {
+			env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { refused = err }, OnAccept: func() {}, OnComplete: func(any, error) {},
+			}, []agentkit.Decision{{CallID: "c1", Approve: true, Result: BlobPrefix + strings.Repeat("0", 64)}})
+			env.UpdateWorkflow(UpdateDecide, "u2", &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { accepted = err }, OnAccept: func() {}, OnComplete: func(any, error) {},
+			}, []agentkit.Decision{{CallID: "c1", Approve: true, Result: "client says hi"}})
+		}, time.Hour)
+	})
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	if refused == nil || !strings.Contains(refused.Error(), "BlobPrefix") {
+		t.Errorf("a reference as a deferred result: %v, want refused naming BlobPrefix", refused)
+	}
+	if accepted != nil {
+		t.Errorf("a plain result refused: %v", accepted)
+	}
+	if got := toolContents(res.Messages); len(got) != 1 || got[0] != "client says hi" {
+		t.Errorf("tool results = %q", got)
+	}
+}
