@@ -79,7 +79,11 @@ func (a *Agent) model(ctx context.Context, in modelIn) (modelOut, error) {
 	if err != nil {
 		return modelOut{}, modelError(stop, err)
 	}
-	if n, have := encodedLen(mt.Message), encodedLen(in.Messages); have+n > transcriptBudget {
+	n, have := encodedLen(mt.Message), encodedLen(in.Messages)
+	if len(mt.Calls) == 0 {
+		n += encodedLen(mt.Answer) // an answer is in the Result twice: Output, and the transcript's end
+	}
+	if have+n > transcriptBudget {
 		return modelOut{}, modelError(agentkit.StopModelError, fmt.Errorf("%w: %d bytes, on a transcript of %d: together past the %d bytes a transcript may take of Temporal's %d-byte payload limit",
 			agentkit.ErrReplyTooLarge, n, have, transcriptBudget, payloadLimit))
 	}

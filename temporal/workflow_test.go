@@ -539,24 +539,31 @@ func TestWorkflowTranscriptStaysUnderPayloadLimit(t *testing.T) {
 // TestWorkflowReplyTooLargeForHistory: a model reply that would take the transcript past what
 // Temporal's payload limit leaves ends the run as agentkit's Options.MaxReplyBytes does
 // (StopModelError, ErrReplyTooLarge), with the transcript kept, rather than run its calls and
-// schedule a model activity whose input the server would refuse, terminating the run.
+// schedule a model activity whose input the server would refuse, terminating the run; an
+// answer counts twice, as the Result holds it twice (Output, and the transcript's end).
 func TestWorkflowReplyTooLargeForHistory(t *testing.T) {
-	var n atomic.Int32
-	huge := fmt.Sprintf(`{"city":%q}`, strings.Repeat("x", 1700<<10))
-	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "w", huge)), agentkittest.Text("done"))
-	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{counted("w", &n)}}), &Options{Blobs: DirBlobs(t.TempDir())})
-	res, _ := run(t, a, NewInput("go"), nil)
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
-	if res.Stop != agentkit.StopModelError || !strings.Contains(res.Error, agentkit.ErrReplyTooLarge.Error()) {
-		t.Errorf("Stop, Error = %q, %q; want %q and ErrReplyTooLarge", res.Stop, res.Error, agentkit.StopModelError)
-	}
-	if n.Load() != 0 {
-		t.Errorf("the tool ran %d times, want 0", n.Load())
-	}
-	if got := len(res.Messages); got != 1 {
-		t.Errorf("%d messages, want 1 (the input)", got)
+	for _, tc := range []struct {
+		name  string
+		reply agentkittest.Reply
+	}{
+		{"tool call of 1.7 MiB", agentkittest.ToolCalls(agentkittest.CallID("c1", "w", fmt.Sprintf(`{"city":%q}`, strings.Repeat("x", 1700<<10))))},
+		{"answer of 1 MiB", agentkittest.Text(strings.Repeat("x", 1<<20))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			model := agentkittest.New(t, tc.reply, agentkittest.Text("done"))
+			a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{counted("w", &n)}}), &Options{Blobs: DirBlobs(t.TempDir())})
+			res, _ := run(t, a, NewInput("go"), nil)
+			if res == nil {
+				t.Fatal("the workflow failed")
+			}
+			if res.Stop != agentkit.StopModelError || !strings.Contains(res.Error, agentkit.ErrReplyTooLarge.Error()) {
+				t.Errorf("Stop, Error = %q, %q; want %q and ErrReplyTooLarge", res.Stop, res.Error, agentkit.StopModelError)
+			}
+			if got := len(res.Messages); got != 1 {
+				t.Errorf("%d messages, want 1 (the input)", got)
+			}
+		})
 	}
 }
 
