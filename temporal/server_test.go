@@ -148,13 +148,27 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // again, the read-only call is run again, and the non-idempotent call that was in flight is
 // reported as not known to have completed, never run twice.
 func TestServerWorkerKilledMidTool(t *testing.T) {
+	testWorkerLostMidTool(t, os.Kill, "kill.json")
+}
+
+// TestServerWorkerStoppedMidTool: the same with a worker stopped gracefully (SIGTERM: a
+// deploy), which cancels the contexts of the calls it runs: the non-idempotent call that was
+// in flight is reported as not known to have completed too, not as canceled or failed, which
+// would invite the model to call it again.
+func TestServerWorkerStoppedMidTool(t *testing.T) {
+	testWorkerLostMidTool(t, syscall.SIGTERM, "")
+}
+
+// testWorkerLostMidTool is TestServerWorkerKilledMidTool with the first worker ended by sig;
+// a non-empty history names the recorded history the run's is checked against.
+func testWorkerLostMidTool(t *testing.T, sig os.Signal, history string) {
 	c := needServer(t)
 	queue := "kill-" + t.Name()
 	logPath := filepath.Join(t.TempDir(), "calls.log")
 	kill1 := startWorker(t, queue, logPath, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kill-test", TaskQueue: queue}, WorkflowName, NewInput("go"))
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue}, WorkflowName, NewInput("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +181,7 @@ func TestServerWorkerKilledMidTool(t *testing.T) {
 		d, err := c.DescribeWorkflow(ctx, run.GetID(), run.GetRunID())
 		return err == nil && len(d.RawResponse.GetPendingActivities()) == 2
 	})
-	kill1(os.Kill)
+	kill1(sig)
 	stop2 := startWorker(t, queue, logPath, false)
 	defer stop2(syscall.SIGTERM)
 	var res Result
@@ -183,7 +197,9 @@ func TestServerWorkerKilledMidTool(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"record": 1, "hang": 1, "fetch": 2}, lines(t, logPath)); diff != "" {
 		t.Errorf("runs per tool (-want +got):\n%s", diff)
 	}
-	checkHistory(t, c, killAgent(os.DevNull, false), run.GetID(), run.GetRunID(), "kill.json")
+	if history != "" {
+		checkHistory(t, c, killAgent(os.DevNull, false), run.GetID(), run.GetRunID(), history)
+	}
 }
 
 // TestServerCancelReachesTool: canceling the workflow cancels the running tool's context
