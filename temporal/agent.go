@@ -24,8 +24,9 @@ const (
 	// QueryPending is the query that returns the []agentkit.PendingCall the run waits for
 	// (none when it waits for nothing).
 	QueryPending = "toolcall.pending"
-	// QueryTranscript is the query that returns the transcript so far
-	// ([]openai.ChatCompletionMessage, large results by reference).
+	// QueryTranscript is the query that returns the transcript as the last turn ended
+	// ([]openai.ChatCompletionMessage, large results by reference): provider-valid, never
+	// a turn whose calls run or wait for a decision.
 	QueryTranscript = "toolcall.transcript"
 
 	modelActivity    = "toolcall.Model"

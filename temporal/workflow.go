@@ -35,6 +35,7 @@ type wf struct {
 	guard   agentkit.GuardState
 	pending []agentkit.PendingCall // the calls waiting for a decision; nil when none
 	decided []agentkit.Decision    // the decisions received for them
+	settled int                    // the messages of res.Messages as the last turn ended
 }
 
 // Workflow is the run workflow, registered as WorkflowName by Register: the agent loop, each
@@ -57,6 +58,7 @@ func (a *Agent) Workflow(ctx workflow.Context, in Input) (*Result, error) {
 				Messages: w.res.Messages, Continued: true, New: w.res.New, Iterations: w.res.Iterations, Usage: w.res.Usage, Cost: w.res.Cost, Guard: w.guard,
 			})
 		}
+		w.settled = len(w.res.Messages)
 		if stop, err := w.iterate(ctx, w.res.Iterations+1); stop != "" {
 			return w.stop(stop, err)
 		}
@@ -88,13 +90,15 @@ func (w *wf) handlers(ctx workflow.Context) error {
 		})
 	}
 	if err == nil {
-		err = workflow.SetQueryHandler(ctx, QueryTranscript, func() ([]openai.ChatCompletionMessage, error) { return w.res.Messages, nil })
+		err = workflow.SetQueryHandler(ctx, QueryTranscript, func() ([]openai.ChatCompletionMessage, error) {
+			return w.res.Messages[:w.settled], nil // not a turn half done: its calls without their results
+		})
 	}
 	return err
 }
 
 func (w *wf) stop(stop agentkit.StopReason, err error) (*Result, error) {
-	w.res.Stop = stop
+	w.res.Stop, w.settled = stop, len(w.res.Messages)
 	if err != nil {
 		w.res.Error = err.Error()
 	}

@@ -639,3 +639,36 @@ func TestWorkflowDeferredResultNotAReference(t *testing.T) {
 		t.Errorf("tool results = %q", got)
 	}
 }
+
+// TestWorkflowQueryTranscriptBetweenTurns: QueryTranscript returns the transcript as the last
+// turn ended — provider-valid — also while a turn's calls run or wait for a decision, when
+// the model's calls have no results yet.
+func TestWorkflowQueryTranscriptBetweenTurns(t *testing.T) {
+	var sent atomic.Int32
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "send", `{"city":"a"}`)), agentkittest.Text("ok"))
+	a := New(agentkit.New(model, &agentkit.Options{Instructions: "sys", Tools: []*tool.Tool{counted("send", &sent, tool.Options{RequireApproval: true})}}), nil)
+	var mid []openai.ChatCompletionMessage
+	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+		env.RegisterDelayedCallback(func() {
+			v, err := env.QueryWorkflow(QueryTranscript)
+			if err == nil {
+				err = v.Get(&mid)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+			env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { t.Errorf("decision refused: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+			}, []agentkit.Decision{{CallID: "c1", Approve: true}})
+		}, time.Hour)
+	})
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	if err := agentkit.ValidateHistory(mid); err != nil {
+		t.Errorf("transcript while waiting for a decision: %v", err)
+	}
+	if diff := cmp.Diff(res.Messages[:2], mid); diff != "" {
+		t.Errorf("transcript while waiting (-want +got):\n%s", diff)
+	}
+}
