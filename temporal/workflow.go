@@ -137,7 +137,7 @@ func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error
 	room := (transcriptBudget - encodedLen(w.res.Messages)) / len(calls) // each result's share of what is left
 	results := w.runCalls(ctx, iter, room, out.Calls, plan)
 	if plan.Stop == "" && ctx.Err() == nil {
-		w.decide(ctx, iter, room, results)
+		w.decide(ctx, iter, room, out.Calls, results)
 	}
 	stop, stopErr := plan.Stop, plan.Err
 	for i, r := range results {
@@ -254,9 +254,10 @@ func callResult(name string, idempotent bool, err error, out callOut) callOut {
 }
 
 // decide waits, when calls of the turn are pending, for the decisions (UpdateDecide), and
-// replaces the pending results with the decided ones: approved calls run, in parallel, the
-// others are answered as agentkit.Resume answers them. A canceled run stops waiting.
-func (w *wf) decide(ctx workflow.Context, iter, room int, results []callOut) {
+// replaces the pending results with the decided ones: approved calls run — in parallel, then
+// those of Sequential tools one by one, as in runCalls — and the others are answered as
+// agentkit.Resume answers them. A canceled run stops waiting.
+func (w *wf) decide(ctx workflow.Context, iter, room int, calls []callSpec, results []callOut) {
 	var at []int
 	for i, r := range results {
 		if r.Kind == tool.KindPending && r.Pending != nil {
@@ -276,18 +277,33 @@ func (w *wf) decide(ctx workflow.Context, iter, room int, results []callOut) {
 		byID[d.CallID] = d
 	}
 	futures := map[int]workflow.Future{}
+	var sequential []int
+	start := func(k, i int) workflow.Future {
+		in := approvedIn{Iteration: iter, Pending: w.pending[k], Decision: byID[w.pending[k].ID], Room: room}
+		return workflow.ExecuteActivity(w.toolOptions(ctx, false), approvedActivity, in)
+	}
 	for k, i := range at {
-		c, d := w.pending[k], byID[w.pending[k].ID]
-		if res, ok := agentkit.Decided(c, d); ok {
+		if res, ok := agentkit.Decided(w.pending[k], byID[w.pending[k].ID]); ok {
 			results[i] = callOut{Kind: res.Kind, Content: res.Content}
-			continue
+		} else if calls[i].Sequential {
+			sequential = append(sequential, k)
+		} else {
+			futures[i] = start(k, i)
 		}
-		futures[i] = workflow.ExecuteActivity(w.toolOptions(ctx, false), approvedActivity, approvedIn{Iteration: iter, Pending: c, Decision: d, Room: room})
 	}
 	for _, i := range at {
 		if f := futures[i]; f != nil {
 			var out callOut
-			results[i] = callResult(results[i].Pending.Name, false, f.Get(ctx, &out), out)
+			results[i] = callResult(calls[i].Name, false, f.Get(ctx, &out), out)
 		}
+	}
+	for _, k := range sequential {
+		i := at[k]
+		var out callOut
+		if ctx.Err() != nil {
+			results[i] = callOut{Kind: tool.KindCanceled, Content: "error: the call to " + calls[i].Name + " was canceled before it finished."}
+			continue
+		}
+		results[i] = callResult(calls[i].Name, false, start(k, i).Get(ctx, &out), out)
 	}
 }

@@ -672,3 +672,38 @@ func TestWorkflowQueryTranscriptBetweenTurns(t *testing.T) {
 		t.Errorf("transcript while waiting (-want +got):\n%s", diff)
 	}
 }
+
+// TestWorkflowApprovedSequentialCalls: approved calls of a Sequential tool run one at a time,
+// as in agentkit.Resume, not together with the turn's other approved calls.
+func TestWorkflowApprovedSequentialCalls(t *testing.T) {
+	var inFlight, overlaps, runs atomic.Int32
+	commit := tool.New("commit", "one at a time", func(_ context.Context, in cityIn) (string, error) {
+		if inFlight.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		defer inFlight.Add(-1)
+		runs.Add(1)
+		time.Sleep(50 * time.Millisecond) // long enough for a concurrent call to overlap: never one that does not
+		return "committed " + in.City, nil
+	}, tool.Options{Sequential: true, RequireApproval: true})
+	model := agentkittest.New(t,
+		agentkittest.ToolCalls(agentkittest.CallID("c1", "commit", `{"city":"a"}`), agentkittest.CallID("c2", "commit", `{"city":"b"}`), agentkittest.CallID("c3", "commit", `{"city":"c"}`)),
+		agentkittest.Text("ok"))
+	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{commit}}), nil)
+	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+		env.RegisterDelayedCallback(func() {
+			env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { t.Errorf("decision refused: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+			}, []agentkit.Decision{{CallID: "c1", Approve: true}, {CallID: "c2", Approve: true}, {CallID: "c3", Approve: true}})
+		}, time.Hour)
+	})
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	if runs.Load() != 3 || overlaps.Load() != 0 {
+		t.Errorf("%d runs, %d overlapping; want 3, 0", runs.Load(), overlaps.Load())
+	}
+	if got, want := toolContents(res.Messages), []string{"committed a", "committed b", "committed c"}; !cmp.Equal(got, want) {
+		t.Errorf("tool results = %q, want %q", got, want)
+	}
+}
