@@ -62,9 +62,10 @@
 // update rather than a signal, so that the caller gets an error back — the checks of
 // agentkit.Resume, agentkit.CheckDecisions — and a refused set changes nothing. Decide sends
 // one. Approved calls then run in an activity each (agentkit.Agent.CallApproved, with the
-// approval in their context); rejected and deferred ones are answered as Resume answers them.
-// No Pause, Ledger or PauseKey is involved: the workflow's history is the state, and
-// Temporal runs each decided call's activity once.
+// approval in their context), retried by their tool's nature as above, those of Sequential
+// tools one by one; rejected and deferred ones are answered as Resume answers them. No Pause,
+// Ledger or PauseKey is involved: the workflow's history is the state, and a decision is
+// taken once (a second Decide is refused).
 //
 // # Cancellation
 //

@@ -280,7 +280,7 @@ func (w *wf) decide(ctx workflow.Context, iter, room int, calls []callSpec, resu
 	var sequential []int
 	start := func(k, i int) workflow.Future {
 		in := approvedIn{Iteration: iter, Pending: w.pending[k], Decision: byID[w.pending[k].ID], Room: room}
-		return workflow.ExecuteActivity(w.toolOptions(ctx, false), approvedActivity, in)
+		return workflow.ExecuteActivity(w.toolOptions(ctx, calls[i].Idempotent), approvedActivity, in)
 	}
 	for k, i := range at {
 		if res, ok := agentkit.Decided(w.pending[k], byID[w.pending[k].ID]); ok {
@@ -294,7 +294,7 @@ func (w *wf) decide(ctx workflow.Context, iter, room int, calls []callSpec, resu
 	for _, i := range at {
 		if f := futures[i]; f != nil {
 			var out callOut
-			results[i] = callResult(calls[i].Name, false, f.Get(ctx, &out), out)
+			results[i] = callResult(calls[i].Name, calls[i].Idempotent, f.Get(ctx, &out), out)
 		}
 	}
 	for _, k := range sequential {
@@ -304,6 +304,6 @@ func (w *wf) decide(ctx workflow.Context, iter, room int, calls []callSpec, resu
 			results[i] = callOut{Kind: tool.KindCanceled, Content: "error: the call to " + calls[i].Name + " was canceled before it finished."}
 			continue
 		}
-		results[i] = callResult(calls[i].Name, false, start(k, i).Get(ctx, &out), out)
+		results[i] = callResult(calls[i].Name, calls[i].Idempotent, start(k, i).Get(ctx, &out), out)
 	}
 }

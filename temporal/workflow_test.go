@@ -707,3 +707,47 @@ func TestWorkflowApprovedSequentialCalls(t *testing.T) {
 		t.Errorf("tool results = %q, want %q", got, want)
 	}
 }
+
+// TestWorkflowApprovedRetriesByNature: an approved call is retried by its tool's nature too: an
+// idempotent one whose worker was lost runs again, any other is reported as not known to have
+// completed.
+func TestWorkflowApprovedRetriesByNature(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		ann          tool.Annotations
+		wantAttempts int32
+		wantResult   string
+	}{
+		{"idempotent", tool.Annotations{Idempotent: true}, 2, "ran"},
+		{"neither", tool.Annotations{}, 1, UnknownOutcome},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "op", `{"city":"x"}`)), agentkittest.Text("done"))
+			a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{counted("op", &n, tool.Options{Annotations: tc.ann, RequireApproval: true})}}), nil)
+			var attempts atomic.Int32
+			res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+				env.OnActivity(approvedActivity, mock.Anything, mock.Anything).Return(func(ctx context.Context, in approvedIn) (callOut, error) {
+					if attempts.Add(1) == 1 {
+						return callOut{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil)
+					}
+					return callOut{Content: "ran"}, nil
+				})
+				env.RegisterDelayedCallback(func() {
+					env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
+						OnReject: func(err error) { t.Errorf("decision refused: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+					}, []agentkit.Decision{{CallID: "c1", Approve: true}})
+				}, time.Hour)
+			})
+			if res == nil {
+				t.Fatal("the workflow failed")
+			}
+			if got := attempts.Load(); got != tc.wantAttempts {
+				t.Errorf("attempts = %d, want %d", got, tc.wantAttempts)
+			}
+			if got := toolContents(res.Messages); len(got) != 1 || !strings.Contains(got[0], tc.wantResult) {
+				t.Errorf("tool results = %q, want [%q]", got, tc.wantResult)
+			}
+		})
+	}
+}
