@@ -182,6 +182,11 @@ func (a *Agent) run(ctx context.Context, room int, call func(context.Context) ag
 	if err != nil { // the call ran: an idempotent one is attempted again, and the others are told it took effect
 		return callOut{}, temporal.NewApplicationErrorWithCause(fmt.Sprintf("its result (%d bytes) could not be kept in Options.Blobs: %v", len(rec.Result.Content), err), notKept, err)
 	}
+	if a.opts.Blobs == nil && len(content) > minRoom && encodedLen(content) > room {
+		// The server would refuse it, or the next model activity's input: the call ran all the same.
+		out.Kind = tool.KindToolError
+		content = fmt.Sprintf("error: the call to %s ran and took effect, but its result (%d bytes) is too large for the run's history (Temporal's payload limit) and is lost. Do not call it again to get its result: ask for less, or tell the user.", rec.Call.Name, len(content))
+	}
 	out.Content = content
 	return out, nil
 }

@@ -59,7 +59,9 @@ type Options struct {
 	ToolAttempts int
 	// Blobs keeps the tool results of more than BlobThreshold bytes out of the workflow's
 	// history: the history holds a reference (see Resolve). Nil keeps every result inline,
-	// where Temporal's 2 MiB payload limit applies (bound results with middleware.Truncate).
+	// where Temporal's 2 MiB payload limit applies (bound results with middleware.Truncate):
+	// a result that would take the transcript past 1.5 MiB is then lost, and the model reads
+	// that the call ran and took effect but its result was too large.
 	// When Put fails, the call has run all the same: an idempotent call is attempted again,
 	// and the model reads of any other that it took effect but its result was lost.
 	Blobs BlobStore

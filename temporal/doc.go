@@ -88,7 +88,9 @@
 // model reply that would take the transcript past 1.5 MiB ends the run with
 // agentkit.StopModelError and agentkit.ErrReplyTooLarge's text, as Options.MaxReplyBytes
 // does in agentkit. What stays inline all the same: the model's messages, the results of
-// deferred calls (they come with the decision), and, without Blobs, every result. After
+// deferred calls (they come with the decision), and, without Blobs, every result — one that
+// would take the transcript past 1.5 MiB is then replaced by an error that says the call ran
+// and its result is lost. After
 // Options.ContinueAfter model calls, or when the server suggests it, the run continues as new,
 // carrying the transcript, the counters and the loop guard in its Input.
 //

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -340,5 +341,49 @@ func TestServerLargeTranscript(t *testing.T) {
 	}
 	if res.Stop != agentkit.StopAnswered || len(toolContents(res.Messages)) != turns {
 		t.Errorf("Stop %q with %d results; want answered with %d", res.Stop, len(toolContents(res.Messages)), turns)
+	}
+}
+
+// TestServerResultTooLargeWithoutBlobs: without Options.Blobs, a result past what the
+// transcript may take inline is not sent to the server (which refuses an activity result over
+// its payload limit): the model reads that the call ran and took effect, and that its result
+// was too large, rather than a failure that invites it to run the call again.
+func TestServerResultTooLargeWithoutBlobs(t *testing.T) {
+	c := needServer(t)
+	var runs atomic.Int32
+	model := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		msg := openai.ChatCompletionMessage{Role: "assistant", Content: "done"}
+		if len(toolContents(req.Messages)) == 0 {
+			msg = openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "export", Arguments: "{}"}}}}
+		}
+		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg}}}, nil
+	})
+	export := tool.New("export", "exports everything", func(ctx context.Context, _ struct{}) (string, error) {
+		runs.Add(1)
+		return strings.Repeat("x", 3<<20), nil
+	})
+	queue := "toolarge-" + t.Name()
+	w := worker.New(c, queue, worker.Options{})
+	New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{export}}), nil).Register(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue}, WorkflowName, NewInput("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	got := toolContents(res.Messages)
+	if len(got) != 1 || !strings.Contains(got[0], "took effect") {
+		t.Errorf("tool results = %q, want one saying the call took effect", got)
+	}
+	if runs.Load() != 1 || res.Stop != agentkit.StopAnswered {
+		t.Errorf("export ran %d times, stop %q; want 1, answered", runs.Load(), res.Stop)
 	}
 }
