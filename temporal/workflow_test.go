@@ -751,3 +751,25 @@ func TestWorkflowApprovedRetriesByNature(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkflowResultTooLargeWithoutBlobs: without Options.Blobs, a result past what the
+// transcript may take inline is replaced by an error that says the call ran and took effect
+// (TestServerResultTooLargeWithoutBlobs shows the server refusing it otherwise).
+func TestWorkflowResultTooLargeWithoutBlobs(t *testing.T) {
+	var n atomic.Int32
+	export := tool.New("export", "t", func(context.Context, struct{}) (string, error) {
+		n.Add(1)
+		return strings.Repeat("x", 1600<<10), nil
+	})
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "export", `{}`)), agentkittest.Text("done"))
+	res, _ := run(t, New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{export}}), nil), NewInput("go"), nil)
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	if got := toolContents(res.Messages); len(got) != 1 || !strings.Contains(got[0], "took effect") || !strings.Contains(got[0], "too large") {
+		t.Errorf("tool results = %.200q, want one saying the call took effect and its result was too large", got)
+	}
+	if n.Load() != 1 || res.Stop != agentkit.StopAnswered {
+		t.Errorf("export ran %d times, stop %q; want 1, answered", n.Load(), res.Stop)
+	}
+}
