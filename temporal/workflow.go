@@ -285,7 +285,7 @@ func (w *wf) decide(ctx workflow.Context, iter, room int, calls []callSpec, resu
 	for k, i := range at {
 		if res, ok := agentkit.Decided(w.pending[k], byID[w.pending[k].ID]); ok {
 			results[i] = callOut{Kind: res.Kind, Content: res.Content}
-		} else if calls[i].Sequential {
+		} else if calls[i].Sequential && w.approvedInOrder(ctx) {
 			sequential = append(sequential, k)
 		} else {
 			futures[i] = start(k, i)
@@ -306,4 +306,10 @@ func (w *wf) decide(ctx workflow.Context, iter, room int, calls []callSpec, resu
 		}
 		results[i] = callResult(calls[i].Name, calls[i].Idempotent, start(k, i).Get(ctx, &out), out)
 	}
+}
+
+// approvedInOrder reports whether approved calls of Sequential tools run one by one: they
+// ran with the others before, and a run that scheduled them so replays so.
+func (w *wf) approvedInOrder(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, "toolcall.approved-sequential", workflow.DefaultVersion, 1) == 1
 }
