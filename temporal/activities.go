@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -45,6 +46,7 @@ type callSpec struct {
 type toolIn struct {
 	Iteration int      `json:"iteration"`
 	Call      callSpec `json:"call"`
+	Room      int      `json:"room"` // the encoded bytes the result may take inline (see keep)
 }
 
 // approvedIn is the approved-call activity's argument.
@@ -52,6 +54,7 @@ type approvedIn struct {
 	Iteration int                  `json:"iteration"`
 	Pending   agentkit.PendingCall `json:"pending"`
 	Decision  agentkit.Decision    `json:"decision"`
+	Room      int                  `json:"room"` // as toolIn's
 }
 
 // callOut is a tool activity's result: the part of a tool.Result a workflow keeps.
@@ -75,6 +78,14 @@ func (a *Agent) model(ctx context.Context, in modelIn) (modelOut, error) {
 	heartbeating(ctx, func() { mt, stop, err = a.agent.ModelTurn(ctx, msgs, in.Iteration, in.Final) })
 	if err != nil {
 		return modelOut{}, modelError(stop, err)
+	}
+	n, have := encodedLen(mt.Message), encodedLen(in.Messages)
+	if len(mt.Calls) == 0 {
+		n += encodedLen(mt.Answer) // an answer is in the Result twice: Output, and the transcript's end
+	}
+	if have+n > transcriptBudget {
+		return modelOut{}, modelError(agentkit.StopModelError, fmt.Errorf("%w: %d bytes, on a transcript of %d: together past the %d bytes a transcript may take of Temporal's %d-byte payload limit",
+			agentkit.ErrReplyTooLarge, n, have, transcriptBudget, payloadLimit))
 	}
 	out := modelOut{Message: mt.Message, FinishReason: mt.Step.FinishReason, Usage: mt.Step.Usage, Cost: mt.Step.Cost, Answer: mt.Answer}
 	for _, c := range mt.Calls {
@@ -115,12 +126,12 @@ func httpStatus(err error) int {
 // tool is the tool activity: one agentkit.Agent.CallTool, heartbeating while it runs.
 func (a *Agent) tool(ctx context.Context, in toolIn) (callOut, error) {
 	call := tool.Call{ID: in.Call.ID, Name: in.Call.Name, Arguments: in.Call.Arguments}
-	return a.run(ctx, func(ctx context.Context) agentkit.CallRecord { return a.agent.CallTool(ctx, in.Iteration, call) })
+	return a.run(ctx, in.Room, func(ctx context.Context) agentkit.CallRecord { return a.agent.CallTool(ctx, in.Iteration, call) })
 }
 
 // approved is the activity of an approved call: one agentkit.Agent.CallApproved.
 func (a *Agent) approved(ctx context.Context, in approvedIn) (callOut, error) {
-	return a.run(ctx, func(ctx context.Context) agentkit.CallRecord {
+	return a.run(ctx, in.Room, func(ctx context.Context) agentkit.CallRecord {
 		return a.agent.CallApproved(ctx, in.Iteration, in.Pending, in.Decision)
 	})
 }
@@ -152,8 +163,8 @@ func heartbeating(ctx context.Context, f func()) {
 	wg.Wait()
 }
 
-// run runs a call, heartbeating.
-func (a *Agent) run(ctx context.Context, call func(context.Context) agentkit.CallRecord) (callOut, error) {
+// run runs a call, heartbeating; its result may take room bytes of the transcript inline.
+func (a *Agent) run(ctx context.Context, room int, call func(context.Context) agentkit.CallRecord) (callOut, error) {
 	var rec agentkit.CallRecord
 	heartbeating(ctx, func() { rec = call(ctx) })
 	if err := ctx.Err(); err != nil && rec.Result.Kind == tool.KindCanceled {
@@ -167,9 +178,14 @@ func (a *Agent) run(ctx context.Context, call func(context.Context) agentkit.Cal
 	case tool.IsFatal(rec.Result.Err):
 		out.Fatal = rec.Result.Err.Error()
 	}
-	content, err := a.keep(ctx, rec.Result.Content)
-	if err != nil {
-		return callOut{}, err
+	content, err := a.keep(ctx, rec.Result.Content, room)
+	if err != nil { // the call ran: an idempotent one is attempted again, and the others are told it took effect
+		return callOut{}, temporal.NewApplicationErrorWithCause(fmt.Sprintf("its result (%d bytes) could not be kept in Options.Blobs: %v", len(rec.Result.Content), err), notKept, err)
+	}
+	if a.opts.Blobs == nil && len(content) > minRoom && encodedLen(content) > room {
+		// The server would refuse it, or the next model activity's input: the call ran all the same.
+		out.Kind = tool.KindToolError
+		content = fmt.Sprintf("error: the call to %s ran and took effect, but its result (%d bytes) is too large for the run's history (Temporal's payload limit) and is lost. Do not call it again to get its result: ask for less, or tell the user.", rec.Call.Name, len(content))
 	}
 	out.Content = content
 	return out, nil

@@ -18,13 +18,15 @@ const (
 	WorkflowName = "toolcall.Run"
 	// UpdateDecide is the update that delivers the []agentkit.Decision for the calls that
 	// wait (QueryPending lists them); it returns an error wrapping agentkit.ErrDecision, and
-	// changes nothing, when the decisions do not match them.
+	// changes nothing, when the decisions do not match them, and refuses a deferred result
+	// that begins with BlobPrefix.
 	UpdateDecide = "toolcall.decide"
 	// QueryPending is the query that returns the []agentkit.PendingCall the run waits for
 	// (none when it waits for nothing).
 	QueryPending = "toolcall.pending"
-	// QueryTranscript is the query that returns the transcript so far
-	// ([]openai.ChatCompletionMessage, large results by reference).
+	// QueryTranscript is the query that returns the transcript as the last turn ended
+	// ([]openai.ChatCompletionMessage, large results by reference): provider-valid, never
+	// a turn whose calls run or wait for a decision.
 	QueryTranscript = "toolcall.transcript"
 
 	modelActivity    = "toolcall.Model"
@@ -49,17 +51,23 @@ type Options struct {
 	ToolTimeout time.Duration
 	// HeartbeatTimeout is how long a model or tool call's worker may stay silent before the
 	// call is taken for lost (its worker died): an activity heartbeats every third of it
-	// while the call runs. It is also how soon a cancellation reaches a running tool. Zero means
-	// 30 seconds.
+	// while the call runs (the SDK sends one to the server at most every 0.8 × it). It is
+	// also about how soon a cancellation reaches a running tool. Zero means 30 seconds.
 	HeartbeatTimeout time.Duration
 	// ToolAttempts is the attempts of a call of an idempotent or read-only tool
 	// (tool.Annotations.IsIdempotent). Every other call is attempted once. Zero means 3.
 	ToolAttempts int
 	// Blobs keeps the tool results of more than BlobThreshold bytes out of the workflow's
 	// history: the history holds a reference (see Resolve). Nil keeps every result inline,
-	// where Temporal's 2 MiB payload limit applies (bound results with middleware.Truncate).
+	// where Temporal's 2 MiB payload limit applies (bound results with middleware.Truncate):
+	// a result that would take the transcript past 1.5 MiB is then lost, and the model reads
+	// that the call ran and took effect but its result was too large.
+	// When Put fails, the call has run all the same: an idempotent call is attempted again,
+	// and the model reads of any other that it took effect but its result was lost.
 	Blobs BlobStore
-	// BlobThreshold is the size past which a result goes to Blobs. Zero means 256 KiB.
+	// BlobThreshold is the size past which a result goes to Blobs. Zero means 256 KiB. A
+	// smaller result goes there too when the transcript, inline, would pass 1.5 MiB (see the
+	// package doc, Payload limits).
 	BlobThreshold int
 	// ContinueAfter is the number of model calls after which a run continues as new (the
 	// transcript, its counters and the loop guard carried over), so that a long session's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,10 +72,31 @@ func (d DirBlobs) Get(_ context.Context, key string) ([]byte, error) {
 // small, so that a reference is never mistaken for a result or the reverse.
 const BlobPrefix = "toolcall-blob:"
 
-// keep returns content, or a reference to it in the store when it is large or looks like a
-// reference.
-func (a *Agent) keep(ctx context.Context, content string) (string, error) {
-	if a.opts.Blobs == nil || (len(content) <= a.opts.BlobThreshold && !strings.HasPrefix(content, BlobPrefix)) {
+// Temporal's default limit on one payload, and the part of it the transcript may take inline:
+// the transcript is the input of every model activity, of a continue-as-new and the Result.
+const (
+	payloadLimit     = 2 << 20
+	transcriptBudget = payloadLimit * 3 / 4
+	minRoom          = 1 << 10 // a result this small stays inline: a reference would not be smaller
+)
+
+// encodedLen returns the size of the payloads the transcript msgs takes (JSON, as Temporal's
+// default data converter encodes it). Deterministic: the workflow calls it.
+func encodedLen(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return payloadLimit // never for a transcript or a string
+	}
+	return len(b)
+}
+
+// keep returns content, or a reference to it in the store when it is larger than the
+// threshold or than room (the bytes of the transcript's budget left to this call's result), or
+// looks like a reference.
+func (a *Agent) keep(ctx context.Context, content string, room int) (string, error) {
+	inline := len(content) <= a.opts.BlobThreshold && !strings.HasPrefix(content, BlobPrefix) &&
+		(len(content) <= minRoom || encodedLen(content) <= room)
+	if a.opts.Blobs == nil || inline {
 		return content, nil
 	}
 	key, err := a.opts.Blobs.Put(ctx, []byte(content))

@@ -62,24 +62,35 @@
 // update rather than a signal, so that the caller gets an error back — the checks of
 // agentkit.Resume, agentkit.CheckDecisions — and a refused set changes nothing. Decide sends
 // one. Approved calls then run in an activity each (agentkit.Agent.CallApproved, with the
-// approval in their context); rejected and deferred ones are answered as Resume answers them.
-// No Pause, Ledger or PauseKey is involved: the workflow's history is the state, and
-// Temporal runs each decided call's activity once.
+// approval in their context), retried by their tool's nature as above, those of Sequential
+// tools one by one; rejected and deferred ones are answered as Resume answers them. No Pause,
+// Ledger or PauseKey is involved: the workflow's history is the state, and a decision is
+// taken once (a second Decide is refused).
 //
 // # Cancellation
 //
 // Canceling the workflow cancels its running activities; a tool activity learns it from the
-// reply to its next heartbeat (within a third of Options.HeartbeatTimeout), which cancels the
-// tool's context, and the workflow waits for it to end (WaitForCancellation). The run then
+// reply to a heartbeat (the SDK sends them at most every 0.8 × Options.HeartbeatTimeout, so
+// within about that), which cancels the tool's context, and the workflow waits for it to end
+// (WaitForCancellation). The run then
 // completes with agentkit.StopCanceled and the transcript so far, each call canceled mid-way
 // answered as canceled, so the history stays provider-valid.
 //
 // # Payload limits and long sessions
 //
-// Temporal limits a payload to 2 MiB and a history to 50 MiB. A tool result over
-// Options.BlobThreshold (256 KiB) is put in Options.Blobs, a BlobStore of the user's (DirBlobs
-// is one of files), and the history and transcript hold BlobPrefix and its key; the model
-// activity resolves references before each request, and Resolve does it for a caller. After
+// Temporal limits a payload to 2 MiB and a history to 50 MiB, and the server terminates a run
+// whose command carries a larger payload. The whole transcript is one: the input of each model
+// activity, of a continue-as-new, and the Result. A tool result over Options.BlobThreshold
+// (256 KiB) is put in Options.Blobs, a BlobStore of the user's (DirBlobs is one of files), and
+// the history and transcript hold BlobPrefix and its key; so is a result of more than 1 KiB
+// that would take the transcript past 1.5 MiB (a turn's calls share what is left). The model
+// activity resolves references before each request, and Resolve does it for a caller. A
+// model reply that would take the transcript past 1.5 MiB ends the run with
+// agentkit.StopModelError and agentkit.ErrReplyTooLarge's text, as Options.MaxReplyBytes
+// does in agentkit. What stays inline all the same: the model's messages, the results of
+// deferred calls (they come with the decision), and, without Blobs, every result — one that
+// would take the transcript past 1.5 MiB is then replaced by an error that says the call ran
+// and its result is lost. After
 // Options.ContinueAfter model calls, or when the server suggests it, the run continues as new,
 // carrying the transcript, the counters and the loop guard in its Input.
 //

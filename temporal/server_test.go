@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -148,13 +149,27 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // again, the read-only call is run again, and the non-idempotent call that was in flight is
 // reported as not known to have completed, never run twice.
 func TestServerWorkerKilledMidTool(t *testing.T) {
+	testWorkerLostMidTool(t, os.Kill, "kill.json")
+}
+
+// TestServerWorkerStoppedMidTool: the same with a worker stopped gracefully (SIGTERM: a
+// deploy), which cancels the contexts of the calls it runs: the non-idempotent call that was
+// in flight is reported as not known to have completed too, not as canceled or failed, which
+// would invite the model to call it again.
+func TestServerWorkerStoppedMidTool(t *testing.T) {
+	testWorkerLostMidTool(t, syscall.SIGTERM, "")
+}
+
+// testWorkerLostMidTool is TestServerWorkerKilledMidTool with the first worker ended by sig;
+// a non-empty history names the recorded history the run's is checked against.
+func testWorkerLostMidTool(t *testing.T, sig os.Signal, history string) {
 	c := needServer(t)
 	queue := "kill-" + t.Name()
 	logPath := filepath.Join(t.TempDir(), "calls.log")
 	kill1 := startWorker(t, queue, logPath, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kill-test", TaskQueue: queue}, WorkflowName, NewInput("go"))
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue}, WorkflowName, NewInput("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +182,7 @@ func TestServerWorkerKilledMidTool(t *testing.T) {
 		d, err := c.DescribeWorkflow(ctx, run.GetID(), run.GetRunID())
 		return err == nil && len(d.RawResponse.GetPendingActivities()) == 2
 	})
-	kill1(os.Kill)
+	kill1(sig)
 	stop2 := startWorker(t, queue, logPath, false)
 	defer stop2(syscall.SIGTERM)
 	var res Result
@@ -183,7 +198,9 @@ func TestServerWorkerKilledMidTool(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"record": 1, "hang": 1, "fetch": 2}, lines(t, logPath)); diff != "" {
 		t.Errorf("runs per tool (-want +got):\n%s", diff)
 	}
-	checkHistory(t, c, killAgent(os.DevNull, false), run.GetID(), run.GetRunID(), "kill.json")
+	if history != "" {
+		checkHistory(t, c, killAgent(os.DevNull, false), run.GetID(), run.GetRunID(), history)
+	}
 }
 
 // TestServerCancelReachesTool: canceling the workflow cancels the running tool's context
@@ -282,5 +299,91 @@ func TestServerContinuesAsNew(t *testing.T) {
 	}
 	if d.RawResponse.GetWorkflowExecutionInfo().GetExecution().GetRunId() == run.GetRunID() {
 		t.Error("the latest run is the first: the workflow never continued as new")
+	}
+}
+
+// TestServerLargeTranscript: on the real server, whose payload limit is 2 MiB, a run whose
+// results are each under Options.BlobThreshold but together past the limit completes (the
+// results past the transcript's budget go to Blobs), where the server would terminate it on
+// the model activity whose input is the whole transcript.
+func TestServerLargeTranscript(t *testing.T) {
+	c := needServer(t)
+	const turns, size = 9, 250 << 10
+	model := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		n := len(toolContents(req.Messages))
+		msg := openai.ChatCompletionMessage{Role: "assistant", Content: "done"}
+		if n < turns {
+			msg = openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: fmt.Sprint("c", n), Type: "function", Function: openai.FunctionCall{Name: "page", Arguments: fmt.Sprintf(`{"n":%d}`, n)}}}}
+		}
+		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg}}}, nil
+	})
+	page := tool.New("page", "a page", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return strings.Repeat(fmt.Sprint(in.N), size), nil
+	})
+	queue := "large-" + t.Name()
+	w := worker.New(c, queue, worker.Options{})
+	New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{page}, MaxIterations: turns + 1}), &Options{Blobs: DirBlobs(t.TempDir())}).Register(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "large-test", TaskQueue: queue}, WorkflowName, NewInput("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != agentkit.StopAnswered || len(toolContents(res.Messages)) != turns {
+		t.Errorf("Stop %q with %d results; want answered with %d", res.Stop, len(toolContents(res.Messages)), turns)
+	}
+}
+
+// TestServerResultTooLargeWithoutBlobs: without Options.Blobs, a result past what the
+// transcript may take inline is not sent to the server (which refuses an activity result over
+// its payload limit): the model reads that the call ran and took effect, and that its result
+// was too large, rather than a failure that invites it to run the call again.
+func TestServerResultTooLargeWithoutBlobs(t *testing.T) {
+	c := needServer(t)
+	var runs atomic.Int32
+	model := agentkit.ModelFunc(func(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		msg := openai.ChatCompletionMessage{Role: "assistant", Content: "done"}
+		if len(toolContents(req.Messages)) == 0 {
+			msg = openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "export", Arguments: "{}"}}}}
+		}
+		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg}}}, nil
+	})
+	export := tool.New("export", "exports everything", func(ctx context.Context, _ struct{}) (string, error) {
+		runs.Add(1)
+		return strings.Repeat("x", 3<<20), nil
+	})
+	queue := "toolarge-" + t.Name()
+	w := worker.New(c, queue, worker.Options{})
+	New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{export}}), nil).Register(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue}, WorkflowName, NewInput("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	got := toolContents(res.Messages)
+	if len(got) != 1 || !strings.Contains(got[0], "took effect") {
+		t.Errorf("tool results = %q, want one saying the call took effect", got)
+	}
+	if runs.Load() != 1 || res.Stop != agentkit.StopAnswered {
+		t.Errorf("export ran %d times, stop %q; want 1, answered", runs.Load(), res.Stop)
 	}
 }

@@ -3,6 +3,7 @@ package temporal
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -22,6 +23,9 @@ const (
 	UnknownOutcome = "error: this call is not known to have completed: it ran out of time, or the worker running it stopped responding, before it finished, and it is not run again because running it twice may not be safe. It may or may not have taken effect: check before calling it again, or tell the user."
 	// undelivered is the start of the result of a call whose activity failed otherwise.
 	undelivered = "error: the call could not be run to the end: "
+	// notKept is the type of the error of a tool activity whose call ran but whose result
+	// the BlobStore refused.
+	notKept = "toolcall.NotKept"
 )
 
 // wf is the state of one workflow run.
@@ -31,6 +35,7 @@ type wf struct {
 	guard   agentkit.GuardState
 	pending []agentkit.PendingCall // the calls waiting for a decision; nil when none
 	decided []agentkit.Decision    // the decisions received for them
+	settled int                    // the messages of res.Messages as the last turn ended
 }
 
 // Workflow is the run workflow, registered as WorkflowName by Register: the agent loop, each
@@ -53,6 +58,7 @@ func (a *Agent) Workflow(ctx workflow.Context, in Input) (*Result, error) {
 				Messages: w.res.Messages, Continued: true, New: w.res.New, Iterations: w.res.Iterations, Usage: w.res.Usage, Cost: w.res.Cost, Guard: w.guard,
 			})
 		}
+		w.settled = len(w.res.Messages)
 		if stop, err := w.iterate(ctx, w.res.Iterations+1); stop != "" {
 			return w.stop(stop, err)
 		}
@@ -68,19 +74,31 @@ func (w *wf) handlers(ctx workflow.Context) error {
 		if len(w.pending) == 0 || w.decided != nil {
 			return errors.New("temporal: no call waits for a decision")
 		}
+		for _, d := range ds {
+			if strings.HasPrefix(d.Result, BlobPrefix) { // the model activity would resolve it
+				return fmt.Errorf("temporal: the result of call %q begins with BlobPrefix %q, which only a reference the workflow made may", d.CallID, BlobPrefix)
+			}
+		}
 		return agentkit.CheckDecisions(w.pending, ds)
 	}})
 	if err == nil {
-		err = workflow.SetQueryHandler(ctx, QueryPending, func() ([]agentkit.PendingCall, error) { return w.pending, nil })
+		err = workflow.SetQueryHandler(ctx, QueryPending, func() ([]agentkit.PendingCall, error) {
+			if w.decided != nil {
+				return nil, nil // decided: the approved calls run, the run waits for no decision
+			}
+			return w.pending, nil
+		})
 	}
 	if err == nil {
-		err = workflow.SetQueryHandler(ctx, QueryTranscript, func() ([]openai.ChatCompletionMessage, error) { return w.res.Messages, nil })
+		err = workflow.SetQueryHandler(ctx, QueryTranscript, func() ([]openai.ChatCompletionMessage, error) {
+			return w.res.Messages[:w.settled], nil // not a turn half done: its calls without their results
+		})
 	}
 	return err
 }
 
 func (w *wf) stop(stop agentkit.StopReason, err error) (*Result, error) {
-	w.res.Stop = stop
+	w.res.Stop, w.settled = stop, len(w.res.Messages)
 	if err != nil {
 		w.res.Error = err.Error()
 	}
@@ -103,6 +121,7 @@ func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error
 	w.res.Iterations = iter
 	w.res.Usage.Add(out.Usage)
 	w.res.Cost.Add(out.Cost)
+	w.res.Messages = append(w.res.Messages, out.Message) // an answer too, as agentkit's transcript holds it
 	if len(out.Calls) == 0 {
 		w.res.Output = out.Answer
 		if final {
@@ -110,15 +129,15 @@ func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error
 		}
 		return agentkit.StopAnswered, nil
 	}
-	w.res.Messages = append(w.res.Messages, out.Message)
 	calls := make([]tool.Call, len(out.Calls))
 	for i, c := range out.Calls {
 		calls[i] = tool.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 	}
 	plan := w.a.agent.PlanTurn(&w.guard, final, out.FinishReason, calls)
-	results := w.runCalls(ctx, iter, out.Calls, plan)
+	room := (transcriptBudget - encodedLen(w.res.Messages)) / len(calls) // each result's share of what is left
+	results := w.runCalls(ctx, iter, room, out.Calls, plan)
 	if plan.Stop == "" && ctx.Err() == nil {
-		w.decide(ctx, iter, results)
+		w.decide(ctx, iter, room, out.Calls, results)
 	}
 	stop, stopErr := plan.Stop, plan.Err
 	for i, r := range results {
@@ -183,11 +202,11 @@ func (w *wf) toolOptions(ctx workflow.Context, idempotent bool) workflow.Context
 // The calls of tools that are not Sequential are scheduled at once (their futures are read
 // in order: the results' order does not depend on when they end); sequential calls then run
 // one by one.
-func (w *wf) runCalls(ctx workflow.Context, iter int, calls []callSpec, plan agentkit.TurnPlan) []callOut {
+func (w *wf) runCalls(ctx workflow.Context, iter, room int, calls []callSpec, plan agentkit.TurnPlan) []callOut {
 	out := make([]callOut, len(calls))
 	futures := make([]workflow.Future, len(calls))
 	start := func(i int) workflow.Future {
-		return workflow.ExecuteActivity(w.toolOptions(ctx, calls[i].Idempotent), toolActivity, toolIn{Iteration: iter, Call: calls[i]})
+		return workflow.ExecuteActivity(w.toolOptions(ctx, calls[i].Idempotent), toolActivity, toolIn{Iteration: iter, Call: calls[i], Room: room})
 	}
 	for i, c := range calls {
 		if plan.Run[i] && !c.Sequential {
@@ -218,9 +237,12 @@ func (w *wf) runCalls(ctx workflow.Context, iter int, calls []callSpec, plan age
 // idempotent call was attempted Options.ToolAttempts times.
 func callResult(name string, idempotent bool, err error, out callOut) callOut {
 	var te *temporal.TimeoutError
+	var ae *temporal.ApplicationError
 	switch {
 	case err == nil:
 		return out
+	case errors.As(err, &ae) && ae.Type() == notKept:
+		return callOut{Kind: tool.KindToolError, Content: "error: the call to " + name + " ran and took effect, but " + ae.Message() + ". Do not call it again to get its result: tell the user."}
 	case temporal.IsCanceledError(err):
 		return callOut{Kind: tool.KindCanceled, Content: "error: the call to " + name + " was canceled before it finished."}
 	case errors.As(err, &te) && te.TimeoutType() != enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START && idempotent:
@@ -232,9 +254,10 @@ func callResult(name string, idempotent bool, err error, out callOut) callOut {
 }
 
 // decide waits, when calls of the turn are pending, for the decisions (UpdateDecide), and
-// replaces the pending results with the decided ones: approved calls run, in parallel, the
-// others are answered as agentkit.Resume answers them. A canceled run stops waiting.
-func (w *wf) decide(ctx workflow.Context, iter int, results []callOut) {
+// replaces the pending results with the decided ones: approved calls run — in parallel, then
+// those of Sequential tools one by one, as in runCalls — and the others are answered as
+// agentkit.Resume answers them. A canceled run stops waiting.
+func (w *wf) decide(ctx workflow.Context, iter, room int, calls []callSpec, results []callOut) {
 	var at []int
 	for i, r := range results {
 		if r.Kind == tool.KindPending && r.Pending != nil {
@@ -254,18 +277,39 @@ func (w *wf) decide(ctx workflow.Context, iter int, results []callOut) {
 		byID[d.CallID] = d
 	}
 	futures := map[int]workflow.Future{}
+	var sequential []int
+	start := func(k, i int) workflow.Future {
+		in := approvedIn{Iteration: iter, Pending: w.pending[k], Decision: byID[w.pending[k].ID], Room: room}
+		return workflow.ExecuteActivity(w.toolOptions(ctx, calls[i].Idempotent), approvedActivity, in)
+	}
 	for k, i := range at {
-		c, d := w.pending[k], byID[w.pending[k].ID]
-		if res, ok := agentkit.Decided(c, d); ok {
+		if res, ok := agentkit.Decided(w.pending[k], byID[w.pending[k].ID]); ok {
 			results[i] = callOut{Kind: res.Kind, Content: res.Content}
-			continue
+		} else if calls[i].Sequential && w.approvedInOrder(ctx) {
+			sequential = append(sequential, k)
+		} else {
+			futures[i] = start(k, i)
 		}
-		futures[i] = workflow.ExecuteActivity(w.toolOptions(ctx, false), approvedActivity, approvedIn{Iteration: iter, Pending: c, Decision: d})
 	}
 	for _, i := range at {
 		if f := futures[i]; f != nil {
 			var out callOut
-			results[i] = callResult(results[i].Pending.Name, false, f.Get(ctx, &out), out)
+			results[i] = callResult(calls[i].Name, calls[i].Idempotent, f.Get(ctx, &out), out)
 		}
 	}
+	for _, k := range sequential {
+		i := at[k]
+		var out callOut
+		if ctx.Err() != nil {
+			results[i] = callOut{Kind: tool.KindCanceled, Content: "error: the call to " + calls[i].Name + " was canceled before it finished."}
+			continue
+		}
+		results[i] = callResult(calls[i].Name, calls[i].Idempotent, start(k, i).Get(ctx, &out), out)
+	}
+}
+
+// approvedInOrder reports whether approved calls of Sequential tools run one by one: they
+// ran with the others before, and a run that scheduled them so replays so.
+func (w *wf) approvedInOrder(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, "toolcall.approved-sequential", workflow.DefaultVersion, 1) == 1
 }

@@ -2,7 +2,9 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -101,7 +103,7 @@ func TestWorkflowRunsTools(t *testing.T) {
 	}
 	// The model read what the workflow holds: the second request is the transcript before the answer.
 	reqs := model.Requests()
-	if diff := cmp.Diff(res.Messages, reqs[1].Messages); diff != "" {
+	if diff := cmp.Diff(res.Messages[:len(res.Messages)-1], reqs[1].Messages); diff != "" {
 		t.Errorf("second request vs. transcript (-got +want):\n%s", diff)
 	}
 	if res.Messages[0].Role != openai.ChatMessageRoleSystem || res.New != 2 {
@@ -329,8 +331,8 @@ func TestWorkflowContinuesAsNew(t *testing.T) {
 	if got, want := toolContents(res.Messages), []string{"w:a", "w:b"}; !cmp.Equal(got, want) {
 		t.Errorf("tool results = %q, want %q", got, want)
 	}
-	if got := len(res.Messages); got != 6 { // system, user, call, result, call, result
-		t.Errorf("%d messages, want 6", got)
+	if got := len(res.Messages); got != 7 { // system, user, call, result, call, result, answer
+		t.Errorf("%d messages, want 7", got)
 	}
 }
 
@@ -406,4 +408,368 @@ func TestNewRefusesRunOnlyOptions(t *testing.T) {
 		}
 	}()
 	New(a, nil)
+}
+
+// TestWorkflowTranscriptHoldsAnswer: the Result's transcript ends with the model's answer, as
+// agentkit.Result.Messages does, so that a conversation continued on it (the package doc's
+// way) shows the model its own answer and stays provider-valid with the next user message.
+func TestWorkflowTranscriptHoldsAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		replies []agentkittest.Reply
+		opts    agentkit.Options
+		want    int // messages: system, user, ..., the answer
+	}{
+		{"answer only", []agentkittest.Reply{agentkittest.Text("hi")}, agentkit.Options{}, 3},
+		{"after a call", []agentkittest.Reply{agentkittest.ToolCalls(agentkittest.CallID("c1", "w", `{"city":"a"}`)), agentkittest.Text("hi")}, agentkit.Options{}, 5},
+		{"final tool-free request", []agentkittest.Reply{agentkittest.ToolCalls(agentkittest.CallID("c1", "w", `{"city":"a"}`)), agentkittest.Text("hi")},
+			agentkit.Options{MaxIterations: 1, FinalAnswerOnLimit: true}, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			opts := tc.opts
+			opts.Instructions, opts.Tools = "sys", []*tool.Tool{counted("w", &n)}
+			a := New(agentkit.New(agentkittest.New(t, tc.replies...), &opts), nil)
+			res, _ := run(t, a, NewInput("go"), nil)
+			if res == nil {
+				t.Fatal("the workflow failed")
+			}
+			if got := len(res.Messages); got != tc.want {
+				t.Fatalf("%d messages, want %d", got, tc.want)
+			}
+			last := res.Messages[len(res.Messages)-1]
+			if got, want := [2]string{last.Role, last.Content}, [2]string{openai.ChatMessageRoleAssistant, "hi"}; got != want {
+				t.Errorf("last message = %q, want %q", got, want)
+			}
+			next := append(res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "and?"})
+			if err := agentkit.ValidateHistory(next); err != nil {
+				t.Errorf("transcript plus the next user message: %v", err)
+			}
+		})
+	}
+}
+
+// failingBlobs is a BlobStore whose Put fails.
+type failingBlobs struct{}
+
+func (failingBlobs) Put(context.Context, []byte) (string, error) {
+	return "", errors.New("disk full")
+}
+func (failingBlobs) Get(context.Context, string) ([]byte, error) { return nil, errors.New("none") }
+
+// TestWorkflowResultNotKept: a call that ran but whose large result the store refused is
+// never reported as not run: the model reads that it took effect (a non-idempotent call
+// called again would act twice); an idempotent call is attempted again, as its nature allows.
+func TestWorkflowResultNotKept(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		ann          tool.Annotations
+		wantAttempts int32
+	}{
+		{"not idempotent", tool.Annotations{}, 1},
+		{"idempotent", tool.Annotations{Idempotent: true}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			big := tool.New("send", "t", func(context.Context, struct{}) (string, error) {
+				n.Add(1)
+				return strings.Repeat("x", 200), nil
+			}, tool.Options{Annotations: tc.ann})
+			model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "send", `{}`)), agentkittest.Text("done"))
+			a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{big}}), &Options{Blobs: failingBlobs{}, BlobThreshold: 100})
+			res, _ := run(t, a, NewInput("go"), nil)
+			if res == nil {
+				t.Fatal("the workflow failed")
+			}
+			if got := n.Load(); got != tc.wantAttempts {
+				t.Errorf("the tool ran %d times, want %d", got, tc.wantAttempts)
+			}
+			got := toolContents(res.Messages)
+			if len(got) != 1 || !strings.Contains(got[0], "took effect") || !strings.Contains(got[0], "disk full") {
+				t.Errorf("tool results = %q, want one saying the call took effect, with the store's error", got)
+			}
+		})
+	}
+}
+
+// TestWorkflowTranscriptStaysUnderPayloadLimit: results each under Options.BlobThreshold but
+// together past Temporal's 2 MiB payload limit go to Options.Blobs once the transcript is
+// large, so that the model activity's input (the whole transcript), the continue-as-new
+// Input and the Result stay under the limit, where the server would terminate the run.
+func TestWorkflowTranscriptStaysUnderPayloadLimit(t *testing.T) {
+	const turns, size = 10, 250 << 10 // each under the default 256 KiB threshold
+	var replies []agentkittest.Reply
+	for i := range turns {
+		replies = append(replies, agentkittest.ToolCalls(agentkittest.CallID(fmt.Sprint("c", i), "page", fmt.Sprintf(`{"n":%d}`, i))))
+	}
+	model := agentkittest.New(t, append(replies, agentkittest.Text("done"))...)
+	page := tool.New("page", "a web page", func(_ context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return strings.Repeat(fmt.Sprint(in.N), size), nil
+	})
+	blobs := DirBlobs(t.TempDir())
+	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{page}, MaxIterations: turns + 1}), &Options{Blobs: blobs})
+	res, _ := run(t, a, NewInput("go"), nil)
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	b, err := json.Marshal(res.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > payloadLimit {
+		t.Errorf("the transcript is %d bytes encoded, over the %d-byte payload limit", len(b), payloadLimit)
+	}
+	resolved, err := Resolve(context.Background(), blobs, res.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := toolContents(resolved)
+	for i := range turns {
+		if i >= len(got) || got[i] != strings.Repeat(fmt.Sprint(i), size) {
+			t.Fatalf("result %d is not the tool's (%d results)", i, len(got))
+		}
+	}
+	if len(got) != turns {
+		t.Errorf("%d results, want %d", len(got), turns)
+	}
+}
+
+// TestWorkflowReplyTooLargeForHistory: a model reply that would take the transcript past what
+// Temporal's payload limit leaves ends the run as agentkit's Options.MaxReplyBytes does
+// (StopModelError, ErrReplyTooLarge), with the transcript kept, rather than run its calls and
+// schedule a model activity whose input the server would refuse, terminating the run; an
+// answer counts twice, as the Result holds it twice (Output, and the transcript's end).
+func TestWorkflowReplyTooLargeForHistory(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		reply agentkittest.Reply
+	}{
+		{"tool call of 1.7 MiB", agentkittest.ToolCalls(agentkittest.CallID("c1", "w", fmt.Sprintf(`{"city":%q}`, strings.Repeat("x", 1700<<10))))},
+		{"answer of 1 MiB", agentkittest.Text(strings.Repeat("x", 1<<20))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			model := agentkittest.New(t, tc.reply, agentkittest.Text("done"))
+			a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{counted("w", &n)}}), &Options{Blobs: DirBlobs(t.TempDir())})
+			res, _ := run(t, a, NewInput("go"), nil)
+			if res == nil {
+				t.Fatal("the workflow failed")
+			}
+			if res.Stop != agentkit.StopModelError || !strings.Contains(res.Error, agentkit.ErrReplyTooLarge.Error()) {
+				t.Errorf("Stop, Error = %q, %q; want %q and ErrReplyTooLarge", res.Stop, res.Error, agentkit.StopModelError)
+			}
+			if got := len(res.Messages); got != 1 {
+				t.Errorf("%d messages, want 1 (the input)", got)
+			}
+		})
+	}
+}
+
+// TestWorkflowPendingAfterDecision: once decisions are accepted, QueryPending lists nothing
+// (the run no longer waits: a second Decide is refused), while the approved call runs.
+func TestWorkflowPendingAfterDecision(t *testing.T) {
+	var sent atomic.Int32
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "send", `{"city":"a"}`)), agentkittest.Text("ok"))
+	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{counted("send", &sent, tool.Options{RequireApproval: true})}}), nil)
+	var after []agentkit.PendingCall
+	var second error
+	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+		env.RegisterDelayedCallback(func() {
+			env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { t.Errorf("decision refused: %v", err) }, OnAccept: func() {},
+				OnComplete: func(any, error) {
+					v, err := env.QueryWorkflow(QueryPending)
+					if err == nil {
+						err = v.Get(&after)
+					}
+					if err != nil {
+						t.Error(err)
+					}
+					env.UpdateWorkflow(UpdateDecide, "u2", &testsuite.TestUpdateCallback{
+						OnReject: func(err error) { second = err }, OnAccept: func() {}, OnComplete: func(any, error) {},
+					}, []agentkit.Decision{{CallID: "c1", Approve: true}})
+				},
+			}, []agentkit.Decision{{CallID: "c1", Approve: true}})
+		}, time.Hour)
+	})
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	if len(after) != 0 {
+		t.Errorf("pending once decided = %+v, want none", after)
+	}
+	if second == nil {
+		t.Error("a second decision was accepted")
+	}
+	if sent.Load() != 1 {
+		t.Errorf("send ran %d times, want 1", sent.Load())
+	}
+}
+
+// TestWorkflowDeferredResultNotAReference: a deferred call's result given with the decision
+// may not be a BlobPrefix reference, which the model activity would resolve: to another
+// run's blob, or to none, failing every model call after it. Decide refuses it.
+func TestWorkflowDeferredResultNotAReference(t *testing.T) {
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "client_side", `{"city":"a"}`)), agentkittest.Text("ok"))
+	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{tool.Deferred[cityIn]("client_side", "runs in the client")}}),
+		&Options{Blobs: DirBlobs(t.TempDir())})
+	var refused, accepted error
+	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+		env.RegisterDelayedCallback(func() {
+			env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { refused = err }, OnAccept: func() {}, OnComplete: func(any, error) {},
+			}, []agentkit.Decision{{CallID: "c1", Approve: true, Result: BlobPrefix + strings.Repeat("0", 64)}})
+			env.UpdateWorkflow(UpdateDecide, "u2", &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { accepted = err }, OnAccept: func() {}, OnComplete: func(any, error) {},
+			}, []agentkit.Decision{{CallID: "c1", Approve: true, Result: "client says hi"}})
+		}, time.Hour)
+	})
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	if refused == nil || !strings.Contains(refused.Error(), "BlobPrefix") {
+		t.Errorf("a reference as a deferred result: %v, want refused naming BlobPrefix", refused)
+	}
+	if accepted != nil {
+		t.Errorf("a plain result refused: %v", accepted)
+	}
+	if got := toolContents(res.Messages); len(got) != 1 || got[0] != "client says hi" {
+		t.Errorf("tool results = %q", got)
+	}
+}
+
+// TestWorkflowQueryTranscriptBetweenTurns: QueryTranscript returns the transcript as the last
+// turn ended — provider-valid — also while a turn's calls run or wait for a decision, when
+// the model's calls have no results yet.
+func TestWorkflowQueryTranscriptBetweenTurns(t *testing.T) {
+	var sent atomic.Int32
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "send", `{"city":"a"}`)), agentkittest.Text("ok"))
+	a := New(agentkit.New(model, &agentkit.Options{Instructions: "sys", Tools: []*tool.Tool{counted("send", &sent, tool.Options{RequireApproval: true})}}), nil)
+	var mid []openai.ChatCompletionMessage
+	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+		env.RegisterDelayedCallback(func() {
+			v, err := env.QueryWorkflow(QueryTranscript)
+			if err == nil {
+				err = v.Get(&mid)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+			env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { t.Errorf("decision refused: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+			}, []agentkit.Decision{{CallID: "c1", Approve: true}})
+		}, time.Hour)
+	})
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	if err := agentkit.ValidateHistory(mid); err != nil {
+		t.Errorf("transcript while waiting for a decision: %v", err)
+	}
+	if diff := cmp.Diff(res.Messages[:2], mid); diff != "" {
+		t.Errorf("transcript while waiting (-want +got):\n%s", diff)
+	}
+}
+
+// TestWorkflowApprovedSequentialCalls: approved calls of a Sequential tool run one at a time,
+// as in agentkit.Resume, not together with the turn's other approved calls.
+func TestWorkflowApprovedSequentialCalls(t *testing.T) {
+	var inFlight, overlaps, runs atomic.Int32
+	commit := tool.New("commit", "one at a time", func(_ context.Context, in cityIn) (string, error) {
+		if inFlight.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		defer inFlight.Add(-1)
+		runs.Add(1)
+		time.Sleep(50 * time.Millisecond) // long enough for a concurrent call to overlap: never one that does not
+		return "committed " + in.City, nil
+	}, tool.Options{Sequential: true, RequireApproval: true})
+	model := agentkittest.New(t,
+		agentkittest.ToolCalls(agentkittest.CallID("c1", "commit", `{"city":"a"}`), agentkittest.CallID("c2", "commit", `{"city":"b"}`), agentkittest.CallID("c3", "commit", `{"city":"c"}`)),
+		agentkittest.Text("ok"))
+	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{commit}}), nil)
+	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+		env.RegisterDelayedCallback(func() {
+			env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
+				OnReject: func(err error) { t.Errorf("decision refused: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+			}, []agentkit.Decision{{CallID: "c1", Approve: true}, {CallID: "c2", Approve: true}, {CallID: "c3", Approve: true}})
+		}, time.Hour)
+	})
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	if runs.Load() != 3 || overlaps.Load() != 0 {
+		t.Errorf("%d runs, %d overlapping; want 3, 0", runs.Load(), overlaps.Load())
+	}
+	if got, want := toolContents(res.Messages), []string{"committed a", "committed b", "committed c"}; !cmp.Equal(got, want) {
+		t.Errorf("tool results = %q, want %q", got, want)
+	}
+}
+
+// TestWorkflowApprovedRetriesByNature: an approved call is retried by its tool's nature too: an
+// idempotent one whose worker was lost runs again, any other is reported as not known to have
+// completed.
+func TestWorkflowApprovedRetriesByNature(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		ann          tool.Annotations
+		wantAttempts int32
+		wantResult   string
+	}{
+		{"idempotent", tool.Annotations{Idempotent: true}, 2, "ran"},
+		{"neither", tool.Annotations{}, 1, UnknownOutcome},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "op", `{"city":"x"}`)), agentkittest.Text("done"))
+			a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{counted("op", &n, tool.Options{Annotations: tc.ann, RequireApproval: true})}}), nil)
+			var attempts atomic.Int32
+			res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+				env.OnActivity(approvedActivity, mock.Anything, mock.Anything).Return(func(ctx context.Context, in approvedIn) (callOut, error) {
+					if attempts.Add(1) == 1 {
+						return callOut{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil)
+					}
+					return callOut{Content: "ran"}, nil
+				})
+				env.RegisterDelayedCallback(func() {
+					env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
+						OnReject: func(err error) { t.Errorf("decision refused: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+					}, []agentkit.Decision{{CallID: "c1", Approve: true}})
+				}, time.Hour)
+			})
+			if res == nil {
+				t.Fatal("the workflow failed")
+			}
+			if got := attempts.Load(); got != tc.wantAttempts {
+				t.Errorf("attempts = %d, want %d", got, tc.wantAttempts)
+			}
+			if got := toolContents(res.Messages); len(got) != 1 || !strings.Contains(got[0], tc.wantResult) {
+				t.Errorf("tool results = %q, want [%q]", got, tc.wantResult)
+			}
+		})
+	}
+}
+
+// TestWorkflowResultTooLargeWithoutBlobs: without Options.Blobs, a result past what the
+// transcript may take inline is replaced by an error that says the call ran and took effect
+// (TestServerResultTooLargeWithoutBlobs shows the server refusing it otherwise).
+func TestWorkflowResultTooLargeWithoutBlobs(t *testing.T) {
+	var n atomic.Int32
+	export := tool.New("export", "t", func(context.Context, struct{}) (string, error) {
+		n.Add(1)
+		return strings.Repeat("x", 1600<<10), nil
+	})
+	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "export", `{}`)), agentkittest.Text("done"))
+	res, _ := run(t, New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{export}}), nil), NewInput("go"), nil)
+	if res == nil {
+		t.Fatal("the workflow failed")
+	}
+	if got := toolContents(res.Messages); len(got) != 1 || !strings.Contains(got[0], "took effect") || !strings.Contains(got[0], "too large") {
+		t.Errorf("tool results = %.200q, want one saying the call took effect and its result was too large", got)
+	}
+	if n.Load() != 1 || res.Stop != agentkit.StopAnswered {
+		t.Errorf("export ran %d times, stop %q; want 1, answered", n.Load(), res.Stop)
+	}
 }
