@@ -108,7 +108,7 @@ func (p *outputPartials) emit(so string, all bool) {
 			return
 		}
 		var err error
-		if fixed, err = jsonrepair.JSONRepair(so); err != nil {
+		if fixed, err = jsonrepair.Repair(so); err != nil {
 			return
 		}
 	}
