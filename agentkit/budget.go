@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -203,8 +202,7 @@ func (r *run) exhausted(iter int) *BudgetError {
 		limit = LimitToolCalls
 	case b.Tokens != 0 && used.Tokens >= b.Tokens:
 		limit = LimitTokens
-	case b.Cost != 0 && (math.IsNaN(b.Cost) || !r.res.Cost.Known() || used.Cost >= b.Cost*(1-1e-9)):
-		// (A sum of float prices drifts by its last bits: 999 calls of 1e-5 reach 0.00999.)
+	case b.Cost != 0 && (!r.res.Cost.Known() || costReached(used.Cost, b.Cost)):
 		limit = LimitCost
 	case b.WallTime != 0 && used.WallTime >= b.WallTime:
 		limit = LimitWallTime
@@ -217,6 +215,10 @@ func (r *run) exhausted(iter int) *BudgetError {
 	}
 	return e
 }
+
+// costReached reports whether a cost used has reached limit, a Cost limit (a NaN limit is
+// reached). A sum of float prices drifts by its last bits: 999 calls of 1e-5 reach 0.00999.
+func costReached(used, limit float64) bool { return !(used < limit*(1-1e-9)) }
 
 // callerExhausted returns, for a run inside a tool call of another run (an agent used as a
 // tool), the error of a caller's Cost limit its turn's model calls exhausted, or nil.
@@ -329,7 +331,11 @@ func (r *run) unrecorded(c Cost) {
 // spendModel prices a model call, adds its usage and cost to the run's, records them, and
 // returns the cost.
 func (r *run) spendModel(ctx context.Context, u Usage, respModel, reqModel string) Cost {
-	c := r.a.opts.Prices.Cost(u, respModel, reqModel)
+	return r.spendCall(ctx, u, r.a.opts.Prices.Cost(u, respModel, reqModel))
+}
+
+// spendCall adds a model call's usage and cost c to the run's, records them, and returns c.
+func (r *run) spendCall(ctx context.Context, u Usage, c Cost) Cost {
 	r.res.Usage.Add(u)
 	r.tokens += tokens(u)
 	r.res.Cost.Add(c)
@@ -353,11 +359,7 @@ func (r *run) spendRejected(ctx context.Context, err error, report *usageReport,
 		if u, ok := report.reported(); ok {
 			return u, r.spendModel(ctx, u, "", reqModel)
 		}
-		c := Cost{Unknown: 1}
-		r.res.Cost.Add(c)
-		r.turnPool.spend(c)
-		r.record(ctx, Spend{Cost: c, ModelCalls: 1})
-		return Usage{}, c
+		return Usage{}, r.spendCall(ctx, Usage{}, Cost{Unknown: 1})
 	case errors.Is(err, ErrNoChoices), errors.Is(err, ErrReplyTooLarge):
 		u := report.usage(resp.Usage)
 		return u, r.spendModel(ctx, u, resp.Model, reqModel)

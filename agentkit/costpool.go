@@ -54,7 +54,7 @@ func (p *costPool) exhausted() (used, limit float64, ok bool) {
 		p.mu.Lock()
 		used, limit, unknown := p.base+p.spent, p.max, p.unknown
 		p.mu.Unlock()
-		if !math.IsInf(limit, 1) && (unknown || !(used < limit*(1-1e-9))) {
+		if !math.IsInf(limit, 1) && (unknown || costReached(used, limit)) {
 			return used, limit, true
 		}
 	}
