@@ -79,22 +79,13 @@ func (a *Agent) PlanTurn(guard *GuardState, final bool, finish openai.FinishReas
 	g := loopGuard{prev: guard.Prev, repeats: guard.Repeats}
 	repeat := g.observe(calls)
 	guard.Prev, guard.Repeats = g.prev, g.repeats
-	p := TurnPlan{Run: make([]bool, len(calls))}
-	all := true
-	switch {
-	case final:
-		p.Refusal = notExecuted(tool.KindNotExecuted, "not executed: the tool budget of this request is exhausted")
-		p.Stop, p.Err = StopIterationLimit, ErrIterationLimit
-	case cutOff(finish) != "":
-		p.Refusal = notExecuted(tool.KindNotExecuted, cutOff(finish))
-	case repeat >= a.opts.LoopStop:
-		p.Refusal = notExecuted(tool.KindLoop, loopStopContent)
-		p.Stop, p.Err = StopLoopDetected, ErrLoopDetected
-	case repeat > a.opts.LoopLimit:
-		p.Refusal = notExecuted(tool.KindLoop, loopContent(repeat-1))
-	default:
-		p.Refusal, all = notExecuted(tool.KindNotExecuted, tooManyContent(a.opts.MaxToolCalls)), false
+	limit, limitErr := StopReason(""), error(nil)
+	if final {
+		limit, limitErr = StopIterationLimit, ErrIterationLimit
 	}
+	p := TurnPlan{Run: make([]bool, len(calls))}
+	var all bool
+	p.Refusal, all, p.Stop, p.Err = a.judge(limit, limitErr, finish, repeat)
 	for i := range p.Run {
 		p.Run[i] = !all && i < a.opts.MaxToolCalls
 	}

@@ -185,23 +185,7 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 	calls := r.calls(msg)
 	step := &r.res.Steps[len(r.res.Steps)-1]
 	// Every call of the turn is answered; refused says which are not run, and why.
-	var refusal tool.Result
-	all := true
-	stop, stopErr := StopReason(""), error(nil)
-	switch repeat := r.guard.observe(calls); {
-	case final:
-		refusal = notExecuted(tool.KindNotExecuted, "not executed: the tool budget of this request is exhausted")
-		stop, stopErr = limit, limitErr
-	case cutOff(step.FinishReason) != "":
-		refusal, all = notExecuted(tool.KindNotExecuted, cutOff(step.FinishReason)), true
-	case repeat >= r.a.opts.LoopStop:
-		refusal = notExecuted(tool.KindLoop, loopStopContent)
-		stop, stopErr = StopLoopDetected, ErrLoopDetected
-	case repeat > r.a.opts.LoopLimit:
-		refusal = notExecuted(tool.KindLoop, loopContent(repeat-1))
-	default:
-		refusal, all = notExecuted(tool.KindNotExecuted, tooManyContent(r.a.opts.MaxToolCalls)), false
-	}
+	refusal, all, stop, stopErr := r.a.judge(limit, limitErr, step.FinishReason, r.guard.observe(calls))
 	q := r.quota(calls, func(i int) (tool.Result, bool) {
 		return refusal, (all || i >= r.a.opts.MaxToolCalls) && !r.answersOnLimit(final, calls, i)
 	})
@@ -214,6 +198,25 @@ func (r *run) iterate(ctx context.Context, iter int) (StopReason, error) {
 		unpausable(step.Calls)
 	}
 	return r.endTurn(ctx, iter, step.Calls, stop, stopErr)
+}
+
+// judge is the loop's judgement of a turn's calls, repeat the turns in a row that made them
+// (loopGuard.observe): the result of the calls that do not run, whether none runs (all) or
+// only those past Options.MaxToolCalls do not, and why the run stops after the turn, if it
+// does. limit, when not empty, is why the turn is the final tool-free one, limitErr its
+// error: none of its calls runs, and the run stops with them.
+func (a *Agent) judge(limit StopReason, limitErr error, finish openai.FinishReason, repeat int) (refusal tool.Result, all bool, stop StopReason, err error) {
+	switch {
+	case limit != "":
+		return notExecuted(tool.KindNotExecuted, "not executed: the tool budget of this request is exhausted"), true, limit, limitErr
+	case cutOff(finish) != "":
+		return notExecuted(tool.KindNotExecuted, cutOff(finish)), true, "", nil
+	case repeat >= a.opts.LoopStop:
+		return notExecuted(tool.KindLoop, loopStopContent), true, StopLoopDetected, ErrLoopDetected
+	case repeat > a.opts.LoopLimit:
+		return notExecuted(tool.KindLoop, loopContent(repeat-1)), true, "", nil
+	}
+	return notExecuted(tool.KindNotExecuted, tooManyContent(a.opts.MaxToolCalls)), false, "", nil
 }
 
 // endTurn appends the results of a turn's calls and says whether the run stops, as iterate
