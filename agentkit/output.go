@@ -1,6 +1,7 @@
 package agentkit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -442,23 +443,20 @@ func (e answerError) Error() string {
 	if e.ae.Kind == tool.KindInvalidJSON {
 		return "is not a valid JSON object: " + e.ae.Detail
 	}
-	var b strings.Builder
-	b.WriteString("does not match the schema:")
-	for i, v := range e.ae.Violations {
+	return "does not match the schema: " + strings.Join(violations(e.ae), "; ")
+}
+
+// violations says what an answer's violations are, one line each: the first 20, then how
+// many more.
+func violations(ae *tool.ArgumentError) []string {
+	var lines []string
+	for i, v := range ae.Violations {
 		if i == 20 {
-			fmt.Fprintf(&b, "; and %d more", len(e.ae.Violations)-i)
-			break
+			return append(lines, fmt.Sprintf("and %d more", len(ae.Violations)-i))
 		}
-		if i > 0 {
-			b.WriteString(";")
-		}
-		path := v.Path
-		if path == "" {
-			path = "(answer)"
-		}
-		b.WriteString(" " + path + ": " + v.Message)
+		lines = append(lines, cmp.Or(v.Path, "(answer)")+": "+v.Message)
 	}
-	return b.String()
+	return lines
 }
 
 func (e answerError) Unwrap() error { return e.ae }
@@ -478,16 +476,8 @@ func (s *OutputSpec) correction(err error) string {
 		b.WriteString(".")
 	default:
 		b.WriteString("Your answer does not match the schema:")
-		for i, v := range ae.Violations {
-			if i == 20 {
-				fmt.Fprintf(&b, "\n- and %d more", len(ae.Violations)-i)
-				break
-			}
-			path := v.Path
-			if path == "" {
-				path = "(answer)"
-			}
-			b.WriteString("\n- " + path + ": " + v.Message)
+		for _, line := range violations(ae) {
+			b.WriteString("\n- " + line)
 		}
 	}
 	if s.mode == OutputTool {
