@@ -279,14 +279,7 @@ func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompl
 	if msg.Refusal != "" && answer(msg) == msg.Refusal { // OpenAI's refusal: asking again gets another
 		return true, StopModelError, fmt.Errorf("%w: the model refused to answer: %s", ErrOutputInvalid, msg.Refusal)
 	}
-	v, canon, perr := s.parse(ctx, answer(msg))
-	if cut := r.cutAnswer(); cut != nil {
-		// Repaired (closing brackets added), a cut answer could pass with fields missing.
-		v, perr = nil, cut
-	} else if strings.TrimSpace(answer(msg)) == "null" {
-		// null is no arguments to a tool ({}), but no answer in a text: not T's zero value.
-		v, perr = nil, &tool.ArgumentError{Tool: s.t.Name(), Kind: tool.KindInvalidJSON, Detail: "expected one JSON object, got null"}
-	}
+	v, canon, perr := r.textAnswer(ctx, answer(msg))
 	if perr == nil {
 		return true, r.outputDone(ctx, iter, v, canon, limit), nil
 	}
@@ -306,6 +299,21 @@ func (r *run) outputAnswered(ctx context.Context, iter int, msg openai.ChatCompl
 	r.res.Messages = append(r.res.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s.correction(perr)})
 	r.emit(ctx, Event{Kind: EventStepEnd, Iteration: iter})
 	return true, "", nil
+}
+
+// textAnswer runs the text of the reply last received through the stages, as the typed
+// answer.
+func (r *run) textAnswer(ctx context.Context, text string) (any, string, error) {
+	s := r.a.opts.Output
+	if cut := r.cutAnswer(); cut != nil {
+		// Repaired (closing brackets added), a cut answer could pass with fields missing.
+		return nil, "", cut
+	}
+	if strings.TrimSpace(text) == "null" {
+		// null is no arguments to a tool ({}), but no answer in a text: not T's zero value.
+		return nil, "", &tool.ArgumentError{Tool: s.t.Name(), Kind: tool.KindInvalidJSON, Detail: "expected one JSON object, got null"}
+	}
+	return s.parse(ctx, text)
 }
 
 // cutAnswer is the error of an answer in the text of a reply cut short (finish_reason
@@ -361,7 +369,7 @@ func (r *run) outputCalled(ctx context.Context, iter int, recs []CallRecord, lim
 		return r.outputBeside(ctx, iter, len(recs), limit)
 	}
 	for _, c := range recs {
-		if c.Call.Name != s.t.Name() {
+		if !r.isAnswer(c.Call.Name) {
 			continue
 		}
 		if c.Result.Err != nil || c.Result.Failed() {
@@ -390,10 +398,10 @@ func (r *run) outputCalled(ctx context.Context, iter int, recs []CallRecord, lim
 func (r *run) outputBeside(ctx context.Context, iter, n int, limit StopReason) StopReason {
 	msg := r.res.Messages[len(r.res.Messages)-n-1] // the reply, before its calls' results
 	text := answer(msg)
-	if strings.TrimSpace(text) == "" || strings.TrimSpace(text) == "null" || r.cutAnswer() != nil {
+	if strings.TrimSpace(text) == "" {
 		return ""
 	}
-	v, canon, err := r.a.opts.Output.parse(ctx, text)
+	v, canon, err := r.textAnswer(ctx, text)
 	if err != nil {
 		return ""
 	}

@@ -55,7 +55,7 @@ func (p *outputPartials) addText(s string) {
 
 // started takes the start of tool call i, named name.
 func (p *outputPartials) started(i int, name string) {
-	if p != nil && p.call < 0 && p.r.a.opts.Output.mode == OutputTool && name == p.r.a.opts.Output.t.Name() {
+	if p != nil && p.call < 0 && p.r.isAnswer(name) {
 		p.call = i
 	}
 }
