@@ -347,11 +347,10 @@ func (r *run) answersOnLimit(final bool, calls []tool.Call, i int) bool {
 // final tool-free turn and its output tool call (answersOnLimit) was accepted: the run then
 // ends with the answer, as after a text one.
 func (r *run) outputOnLimit(ctx context.Context, iter int, recs []CallRecord, stop StopReason, err error) (StopReason, error) {
-	if stop != StopIterationLimit && stop != StopBudget || !errors.Is(err, ErrIterationLimit) && !errors.Is(err, ErrBudgetExhausted) {
-		return stop, err
-	}
-	if s := r.outputCalled(ctx, iter, recs, stop); s != "" {
-		return s, nil
+	if stop == StopIterationLimit || stop == StopBudget { // the final turn (judge), not a loop's stop
+		if s := r.outputCalled(ctx, iter, recs, stop); s != "" {
+			return s, nil
+		}
 	}
 	return stop, err
 }
