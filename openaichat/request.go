@@ -134,7 +134,7 @@ type wireRequest struct {
 // extras sent back, a zero temperature sent as 0, and the Request's fields.
 func (c *Client) encodeRequest(ctx context.Context, req openai.ChatCompletionRequest, stream bool) ([]byte, error) {
 	extra := c.merged(ctx)
-	if s, ok := agentkit.SessionFromContext(ctx); ok && s != "" && extra.PromptCacheKey == "" && c.opts.SessionCacheKey {
+	if s, _ := agentkit.SessionFromContext(ctx); c.opts.SessionCacheKey && s != "" && extra.PromptCacheKey == "" {
 		extra.PromptCacheKey = SessionCacheKey(s)
 	}
 	req.Stream = stream
