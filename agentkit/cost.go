@@ -54,12 +54,15 @@ type Prices map[string]Price
 // not is no price.
 func (p Price) valid() bool {
 	for _, f := range []float64{p.Input, p.CachedInput, p.CacheWrite, p.Output} {
-		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		if !isAmount(f) {
 			return false
 		}
 	}
 	return true
 }
+
+// isAmount reports whether f is a finite number of at least 0 (NaN is not).
+func isAmount(f float64) bool { return f >= 0 && f <= math.MaxFloat64 }
 
 // Cost returns the cost of a model call that used u: priced under the first name of models
 // the table has a valid price for (every field a finite number of at least 0), or unknown.
@@ -77,14 +80,12 @@ func (t Prices) Cost(u Usage, models ...string) Cost {
 // number would make every sum it enters wrong, and a Cost limit unable to stop. A negative
 // Unknown, which would make another cost look known, is taken the same way.
 func (c Cost) valid() Cost {
-	badAmount := math.IsNaN(c.Amount) || math.IsInf(c.Amount, 0) || c.Amount < 0
-	if !badAmount && c.Unknown >= 0 {
-		return c
+	switch {
+	case !isAmount(c.Amount):
+		return Cost{Unknown: max(c.Unknown, 0) + 1}
+	case c.Unknown < 0:
+		return Cost{Amount: c.Amount, Unknown: 1}
 	}
-	if badAmount {
-		c.Amount = 0
-	}
-	c.Unknown = max(c.Unknown, 0) + 1
 	return c
 }
 
