@@ -180,10 +180,7 @@ func Decided(c PendingCall, d Decision) (tool.Result, bool) {
 // Options.Middleware; the model reads that the arguments were edited, and a call that is
 // pending again is answered not executed.
 func (a *Agent) CallApproved(ctx context.Context, iter int, c PendingCall, d Decision) CallRecord {
-	call := tool.Call{ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)}
-	if args := edited(d); args != nil {
-		call.Arguments = string(args)
-	}
+	call := tool.Call{ID: c.ID, Name: c.Name, Arguments: approvedArguments(&c, d)}
 	r, ctx, err := a.runFor(ctx, &call)
 	if err != nil {
 		return CallRecord{Call: call, Result: tool.Failure(tool.KindNotExecuted, err)}

@@ -308,20 +308,23 @@ func (r *run) decided(msg openai.ChatCompletionMessage, p *Pause, decisions []De
 			continue
 		}
 		c, d := p.pendingAt(tc.ID), byID[tc.ID]
-		switch {
-		case !d.Approve:
-			answers[i] = declined(c, d.Message)
-		case c.Kind == PendingDeferred:
-			answers[i] = tool.Text(d.Result)
-		default:
-			calls[i].Arguments = string(c.Arguments)
-			if args := edited(d); args != nil {
-				calls[i].Arguments = string(args)
-			}
-			approved = append(approved, tc.ID)
+		if res, ok := Decided(*c, d); ok {
+			answers[i] = res
+			continue
 		}
+		calls[i].Arguments = approvedArguments(c, d)
+		approved = append(approved, tc.ID)
 	}
 	return calls, answers, approved
+}
+
+// approvedArguments returns the arguments an approved call c runs with: d's edited ones,
+// or the pending ones.
+func approvedArguments(c *PendingCall, d Decision) string {
+	if args := edited(d); args != nil {
+		return string(args)
+	}
+	return string(c.Arguments)
 }
 
 // edited returns the arguments d edits its call to, or nil when it edits none: no Arguments,
