@@ -29,10 +29,11 @@ const BudgetExhaustedPrompt = "[budget] You have used all the tool calls allowed
 // exactly when the run produced an answer: Result.Stop is StopAnswered, or
 // StopIterationLimit or StopBudget after the final tool-free request of
 // Options.FinalAnswerOnLimit answered. Otherwise it is one of: ErrIterationLimit, a
-// *BudgetError (ErrBudgetExhausted, StopBudget: see Budget), ErrLoopDetected, an error wrapping a
-// tool.Fatal error (errors.Is(err, tool.ErrFatal)), the model's error wrapped (errors.As
-// finds *openai.APIError), ErrNoChoices, ErrEmptyMessage, ErrReplyTooLarge,
-// ErrInvalidHistory, the Context strategy's error (StopContextError), ErrPaused (StopPaused:
+// *BudgetError (ErrBudgetExhausted, StopBudget: see Budget), ErrLoopDetected, an error
+// wrapping ErrOutputInvalid (Options.Output: no valid typed answer, see ErrOutputInvalid),
+// an error wrapping a tool.Fatal error (errors.Is(err, tool.ErrFatal)), the model's error
+// wrapped (errors.As finds *openai.APIError), ErrNoChoices, ErrEmptyMessage,
+// ErrReplyTooLarge, ErrInvalidHistory, the Context strategy's error (StopContextError), ErrPaused (StopPaused:
 // calls wait for a decision from outside the run, and Result.Pause holds the state that
 // Resume continues — not an answer, so not a nil error), or the context's error.
 //
