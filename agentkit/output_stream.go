@@ -3,6 +3,7 @@ package agentkit
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/kaptinlin/jsonrepair"
@@ -108,7 +109,7 @@ func (p *outputPartials) emit(so string, all bool) {
 			return
 		}
 		var err error
-		if fixed, err = jsonrepair.Repair(so); err != nil {
+		if fixed, err = repairPartial(so); err != nil {
 			return
 		}
 	}
@@ -117,4 +118,16 @@ func (p *outputPartials) emit(so string, all bool) {
 	}
 	p.last = fixed
 	p.r.emit(p.ctx, Event{Kind: EventOutputPartial, Iteration: p.iter, Text: fixed})
+}
+
+// repairPartial repairs a partial answer into parseable JSON, a panic of the repairer
+// (a library's, on text the model wrote) becoming an error as in package tool: a partial
+// that cannot be shown is skipped, never the run's end.
+func repairPartial(s string) (out string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = "", fmt.Errorf("repair failed: %v", p)
+		}
+	}()
+	return jsonrepair.Repair(s)
 }
