@@ -136,7 +136,7 @@ func (r *Recorder) Close() error {
 
 // end writes the summary and the timeline, and ends the page.
 func (r *Recorder) end() {
-	r.sum.Cost = costText(r.total)
+	r.sum.Cost = cost(r.total)
 	r.wr.end(&r.sum)
 	r.done = true
 }
@@ -156,7 +156,7 @@ func (r *Recorder) request(e *agentkit.Event, at time.Duration) {
 
 func (r *Recorder) response(e *agentkit.Event, at time.Duration) {
 	t := r.cur
-	t.Duration, t.Usage, t.Reply, t.Cost = e.Duration, e.Usage, e.Message, cost(e)
+	t.Duration, t.Usage, t.Reply, t.Cost = e.Duration, e.Usage, e.Message, cost(e.Cost)
 	r.total.Add(e.Cost)
 	if e.Err != nil {
 		t.Err = e.Err.Error()
@@ -187,7 +187,7 @@ func (r *Recorder) toolEnd(e *agentkit.Event, at time.Duration) {
 	}
 	delete(r.starts, k)
 	c := call{Iteration: e.Iteration, ID: e.Call.ID, Name: e.Call.Name, Arguments: e.Call.Arguments, Timed: true,
-		Duration: e.Duration, Result: *e.Result, HasResult: true, Cost: cost(e)}
+		Duration: e.Duration, Result: *e.Result, HasResult: true, Cost: cost(e.Cost)}
 	r.total.Add(e.Cost)
 	r.wr.call(&c, st.lane, st.at, at-st.at)
 	r.sum.Calls++
