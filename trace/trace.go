@@ -98,14 +98,12 @@ func WriteSession(w io.Writer, msgs []openai.ChatCompletionMessage, opts *Option
 	wr := newWriter(w, &o, true)
 	wr.head(o.Title, []string{sessionNote})
 	var sum summary
-	var slot time.Duration
-	for _, st := range sessionTurns(msgs) {
+	for _, st := range sessionTurns(msgs) { // untimed: the timeline lays the bars out in order
 		wr.turn(&st.turn)
-		wr.reply(&st.turn, slot, 1)
+		wr.reply(&st.turn, 0, 0)
 		for i := range st.calls {
-			wr.call(&st.calls[i], i+1, slot+1, 1)
+			wr.call(&st.calls[i], i+1, 0, 0)
 		}
-		slot += 2
 		sum.Turns++
 		sum.Calls += len(st.calls)
 		sum.Output = ""
