@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -123,7 +124,7 @@ func Resolve(ctx context.Context, blobs BlobStore, msgs []openai.ChatCompletionM
 			return nil, err
 		}
 		if out == nil {
-			out = append([]openai.ChatCompletionMessage(nil), msgs...)
+			out = slices.Clone(msgs)
 		}
 		out[i].Content = string(b)
 	}
