@@ -81,8 +81,9 @@ const (
 	minRoom          = 1 << 10 // a result this small stays inline: a reference would not be smaller
 )
 
-// encodedLen returns the size of the payloads the transcript msgs takes (JSON, as Temporal's
-// default data converter encodes it). Deterministic: the workflow calls it.
+// encodedLen returns the size v takes in a payload (JSON, as Temporal's default data converter
+// encodes it): a transcript, a message or a result's content. Deterministic: the workflow
+// calls it.
 func encodedLen(v any) int {
 	b, err := json.Marshal(v)
 	if err != nil {
