@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,14 +139,14 @@ func (s *CacheServer) BaseURL() string { return s.URL + "/v1" }
 func (s *CacheServer) Requests() []CacheRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]CacheRequest(nil), s.reqs...)
+	return slices.Clone(s.reqs)
 }
 
 // Errors returns what the server could not answer: requests without a turn's user message.
 func (s *CacheServer) Errors() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.bad...)
+	return slices.Clone(s.bad)
 }
 
 func (s *CacheServer) serve(w http.ResponseWriter, r *http.Request) {

@@ -154,7 +154,7 @@ func isSummaryUnit(msgs []openai.ChatCompletionMessage, l *layout) bool {
 }
 
 // budgetCut returns the first unit kept within the budget, from unit from on, the messages
-// before index head always sent: it follows the units in order, and whenever the view passes
+// before index headEnd always sent: it follows the units in order, and whenever the view passes
 // Budget it drops the oldest ones until the view costs at most Target, never the unit that
 // made it pass.
 func (w *window) budgetCut(msgs []openai.ChatCompletionMessage, l *layout, headEnd, from int) (int, error) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -80,8 +81,9 @@ const (
 	minRoom          = 1 << 10 // a result this small stays inline: a reference would not be smaller
 )
 
-// encodedLen returns the size of the payloads the transcript msgs takes (JSON, as Temporal's
-// default data converter encodes it). Deterministic: the workflow calls it.
+// encodedLen returns the size v takes in a payload (JSON, as Temporal's default data converter
+// encodes it): a transcript, a message or a result's content. Deterministic: the workflow
+// calls it.
 func encodedLen(v any) int {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -123,7 +125,7 @@ func Resolve(ctx context.Context, blobs BlobStore, msgs []openai.ChatCompletionM
 			return nil, err
 		}
 		if out == nil {
-			out = append([]openai.ChatCompletionMessage(nil), msgs...)
+			out = slices.Clone(msgs)
 		}
 		out[i].Content = string(b)
 	}

@@ -129,19 +129,9 @@ func TestServerApproval(t *testing.T) {
 	blobs := DirBlobs(t.TempDir())
 	a := approvalAgent(blobs, agentkit.Options{})
 	queue := "approval-" + t.Name()
-	w := worker.New(c, queue, worker.Options{})
-	a.Register(w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "approval-test", TaskQueue: queue}, WorkflowName, NewInput("send it"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, run := serve(t, c, a, queue, "approval-test", NewInput("send it"))
 	var pending []agentkit.PendingCall
+	var err error
 	waitFor(t, 30*time.Second, "a pending call", func() bool {
 		pending, err = Pending(ctx, c, run.GetID(), "")
 		return err == nil && len(pending) > 0

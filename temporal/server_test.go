@@ -219,18 +219,8 @@ func TestServerCancelReachesTool(t *testing.T) {
 		return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: msg}}}, nil
 	})
 	queue := "cancel-" + t.Name()
-	w := worker.New(c, queue, worker.Options{})
-	New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{block}}), &Options{HeartbeatTimeout: time.Second}).Register(w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "cancel-test", TaskQueue: queue}, WorkflowName, NewInput("go"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{block}}), &Options{HeartbeatTimeout: time.Second})
+	ctx, run := serve(t, c, a, queue, "cancel-test", NewInput("go"))
 	<-started
 	if err := c.CancelWorkflow(ctx, run.GetID(), run.GetRunID()); err != nil {
 		t.Fatal(err)
@@ -271,18 +261,8 @@ func TestServerContinuesAsNew(t *testing.T) {
 		return fmt.Sprint("step ", in.N), nil
 	})
 	queue := "can-" + t.Name()
-	w := worker.New(c, queue, worker.Options{})
-	New(agentkit.New(model, &agentkit.Options{Instructions: "sys", Tools: []*tool.Tool{step}}), &Options{ContinueAfter: 1}).Register(w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "can-test", TaskQueue: queue}, WorkflowName, NewInput("go"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := New(agentkit.New(model, &agentkit.Options{Instructions: "sys", Tools: []*tool.Tool{step}}), &Options{ContinueAfter: 1})
+	ctx, run := serve(t, c, a, queue, "can-test", NewInput("go"))
 	var res Result
 	if err := c.GetWorkflow(ctx, run.GetID(), "").Get(ctx, &res); err != nil {
 		t.Fatal(err)
@@ -323,18 +303,8 @@ func TestServerLargeTranscript(t *testing.T) {
 		return strings.Repeat(fmt.Sprint(in.N), size), nil
 	})
 	queue := "large-" + t.Name()
-	w := worker.New(c, queue, worker.Options{})
-	New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{page}, MaxIterations: turns + 1}), &Options{Blobs: DirBlobs(t.TempDir())}).Register(w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "large-test", TaskQueue: queue}, WorkflowName, NewInput("go"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{page}, MaxIterations: turns + 1}), &Options{Blobs: DirBlobs(t.TempDir())})
+	ctx, run := serve(t, c, a, queue, "large-test", NewInput("go"))
 	var res Result
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatal(err)
@@ -363,18 +333,8 @@ func TestServerResultTooLargeWithoutBlobs(t *testing.T) {
 		return strings.Repeat("x", 3<<20), nil
 	})
 	queue := "toolarge-" + t.Name()
-	w := worker.New(c, queue, worker.Options{})
-	New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{export}}), nil).Register(w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: queue, TaskQueue: queue}, WorkflowName, NewInput("go"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{export}}), nil)
+	ctx, run := serve(t, c, a, queue, queue, NewInput("go"))
 	var res Result
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatal(err)
@@ -386,4 +346,23 @@ func TestServerResultTooLargeWithoutBlobs(t *testing.T) {
 	if runs.Load() != 1 || res.Stop != agentkit.StopAnswered {
 		t.Errorf("export ran %d times, stop %q; want 1, answered", runs.Load(), res.Stop)
 	}
+}
+
+// serve registers a on a worker of queue, started for the test, and starts a run of in with
+// workflow id id; the context ends with the test, or after a minute.
+func serve(t *testing.T, c client.Client, a *Agent, queue, id string, in Input) (context.Context, client.WorkflowRun) {
+	t.Helper()
+	w := worker.New(c, queue, worker.Options{})
+	a.Register(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, WorkflowName, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, run
 }

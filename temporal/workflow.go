@@ -199,38 +199,54 @@ func (w *wf) toolOptions(ctx workflow.Context, idempotent bool) workflow.Context
 }
 
 // runCalls runs the calls plan lets run, and returns every call's result in emission order.
-// The calls of tools that are not Sequential are scheduled at once (their futures are read
-// in order: the results' order does not depend on when they end); sequential calls then run
-// one by one.
+// The calls of tools that are not Sequential are scheduled at once; sequential calls then run
+// one by one (collect).
 func (w *wf) runCalls(ctx workflow.Context, iter, room int, calls []callSpec, plan agentkit.TurnPlan) []callOut {
 	out := make([]callOut, len(calls))
 	futures := make([]workflow.Future, len(calls))
+	var sequential []int
 	start := func(i int) workflow.Future {
 		return workflow.ExecuteActivity(w.toolOptions(ctx, calls[i].Idempotent), toolActivity, toolIn{Iteration: iter, Call: calls[i], Room: room})
 	}
 	for i, c := range calls {
-		if plan.Run[i] && !c.Sequential {
-			futures[i] = start(i)
-		}
-	}
-	for i := range calls {
 		switch {
 		case !plan.Run[i]:
 			out[i] = callOut{Kind: plan.Refusal.Kind, Content: plan.Refusal.Content}
-		case futures[i] != nil:
-			out[i] = callResult(calls[i].Name, calls[i].Idempotent, futures[i].Get(ctx, &out[i]), out[i])
-		}
-	}
-	for i, c := range calls {
-		switch {
-		case !plan.Run[i] || !c.Sequential:
-		case ctx.Err() != nil:
-			out[i] = callOut{Kind: tool.KindCanceled, Content: "error: the call to " + c.Name + " was canceled before it finished."}
+		case c.Sequential:
+			sequential = append(sequential, i)
 		default:
-			out[i] = callResult(c.Name, c.Idempotent, start(i).Get(ctx, &out[i]), out[i])
+			futures[i] = start(i)
 		}
 	}
+	collect(ctx, calls, out, futures, sequential, start)
 	return out
+}
+
+// collect sets results[i] to the result of each call futures[i] was scheduled for, reading the
+// futures in order (the results' order does not depend on when they end), then runs the calls
+// of sequential one by one with start, those after a cancellation answered canceled.
+func collect(ctx workflow.Context, calls []callSpec, results []callOut, futures []workflow.Future, sequential []int, start func(i int) workflow.Future) {
+	get := func(i int, f workflow.Future) callOut {
+		var out callOut
+		return callResult(calls[i].Name, calls[i].Idempotent, f.Get(ctx, &out), out)
+	}
+	for i, f := range futures {
+		if f != nil {
+			results[i] = get(i, f)
+		}
+	}
+	for _, i := range sequential {
+		if ctx.Err() != nil {
+			results[i] = canceled(calls[i].Name)
+			continue
+		}
+		results[i] = get(i, start(i))
+	}
+}
+
+// canceled is the result of a call canceled before it finished.
+func canceled(name string) callOut {
+	return callOut{Kind: tool.KindCanceled, Content: "error: the call to " + name + " was canceled before it finished."}
 }
 
 // callResult is the result the model reads of a call whose activity ended with err; an
@@ -244,7 +260,7 @@ func callResult(name string, idempotent bool, err error, out callOut) callOut {
 	case errors.As(err, &ae) && ae.Type() == notKept:
 		return callOut{Kind: tool.KindToolError, Content: "error: the call to " + name + " ran and took effect, but " + ae.Message() + ". Do not call it again to get its result: tell the user."}
 	case temporal.IsCanceledError(err):
-		return callOut{Kind: tool.KindCanceled, Content: "error: the call to " + name + " was canceled before it finished."}
+		return canceled(name)
 	case errors.As(err, &te) && te.TimeoutType() != enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START && idempotent:
 		return callOut{Kind: tool.KindTimeout, Content: "error: the call to " + name + " did not complete: it was attempted again each time it ran out of time or its worker stopped responding, and never finished. Try again later, or tell the user."}
 	case errors.As(err, &te) && te.TimeoutType() != enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
@@ -276,36 +292,24 @@ func (w *wf) decide(ctx workflow.Context, iter, room int, calls []callSpec, resu
 	for _, d := range w.decided {
 		byID[d.CallID] = d
 	}
-	futures := map[int]workflow.Future{}
+	futures := make([]workflow.Future, len(calls))
 	var sequential []int
-	start := func(k, i int) workflow.Future {
-		in := approvedIn{Iteration: iter, Pending: w.pending[k], Decision: byID[w.pending[k].ID], Room: room}
+	start := func(i int) workflow.Future { // results[i] holds its pending call until collect replaces it
+		p := *results[i].Pending
+		in := approvedIn{Iteration: iter, Pending: p, Decision: byID[p.ID], Room: room}
 		return workflow.ExecuteActivity(w.toolOptions(ctx, calls[i].Idempotent), approvedActivity, in)
 	}
-	for k, i := range at {
-		if res, ok := agentkit.Decided(w.pending[k], byID[w.pending[k].ID]); ok {
+	for _, i := range at {
+		p := *results[i].Pending
+		if res, ok := agentkit.Decided(p, byID[p.ID]); ok {
 			results[i] = callOut{Kind: res.Kind, Content: res.Content}
 		} else if calls[i].Sequential && w.approvedInOrder(ctx) {
-			sequential = append(sequential, k)
+			sequential = append(sequential, i)
 		} else {
-			futures[i] = start(k, i)
+			futures[i] = start(i)
 		}
 	}
-	for _, i := range at {
-		if f := futures[i]; f != nil {
-			var out callOut
-			results[i] = callResult(calls[i].Name, calls[i].Idempotent, f.Get(ctx, &out), out)
-		}
-	}
-	for _, k := range sequential {
-		i := at[k]
-		var out callOut
-		if ctx.Err() != nil {
-			results[i] = callOut{Kind: tool.KindCanceled, Content: "error: the call to " + calls[i].Name + " was canceled before it finished."}
-			continue
-		}
-		results[i] = callResult(calls[i].Name, calls[i].Idempotent, start(k, i).Get(ctx, &out), out)
-	}
+	collect(ctx, calls, results, futures, sequential, start)
 }
 
 // approvedInOrder reports whether approved calls of Sequential tools run one by one: they

@@ -64,6 +64,16 @@ func run(t *testing.T, a *Agent, in Input, setup func(env *testsuite.TestWorkflo
 	return &res, env
 }
 
+// complete is run for a workflow that must complete with a Result.
+func complete(t *testing.T, a *Agent, in Input, setup func(env *testsuite.TestWorkflowEnvironment)) *Result {
+	t.Helper()
+	res, env := run(t, a, in, setup)
+	if res == nil {
+		t.Fatalf("the workflow failed: %v", env.GetWorkflowError())
+	}
+	return res
+}
+
 // toolContents returns the contents of the tool messages of msgs.
 func toolContents(msgs []openai.ChatCompletionMessage) []string {
 	var out []string
@@ -81,10 +91,7 @@ func TestWorkflowRunsTools(t *testing.T) {
 		agentkittest.ToolCalls(agentkittest.CallID("c1", "weather", `{"city":"北京"}`), agentkittest.CallID("c2", "weather", `{"city":"上海"}`), agentkittest.CallID("c3", "nope", `{}`)),
 		agentkittest.Text("北京晴，上海雨"))
 	a := New(agentkit.New(model, &agentkit.Options{Model: "m", Instructions: "be brief", Tools: []*tool.Tool{counted("weather", &n)}}), nil)
-	res, _ := run(t, a, NewInput("天气？"), nil)
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
+	res := complete(t, a, NewInput("天气？"), nil)
 	if got, want := res.Output, "北京晴，上海雨"; got != want {
 		t.Errorf("Output = %q, want %q", got, want)
 	}
@@ -131,7 +138,7 @@ func TestWorkflowRetriesByNature(t *testing.T) {
 			model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "op", `{"city":"x"}`)), agentkittest.Text("done"))
 			a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{counted("op", &n, tool.Options{Annotations: tc.ann})}}), nil)
 			var attempts atomic.Int32
-			res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+			res := complete(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
 				env.OnActivity(toolActivity, mock.Anything, mock.Anything).Return(func(ctx context.Context, in toolIn) (callOut, error) {
 					if attempts.Add(1) <= tc.lost {
 						return callOut{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil)
@@ -139,9 +146,6 @@ func TestWorkflowRetriesByNature(t *testing.T) {
 					return callOut{Content: "ran"}, nil
 				})
 			})
-			if res == nil {
-				t.Fatal("the workflow failed")
-			}
 			if got := attempts.Load(); got != tc.wantAttempts {
 				t.Errorf("attempts = %d, want %d", got, tc.wantAttempts)
 			}
@@ -170,10 +174,7 @@ func TestWorkflowModelRetries(t *testing.T) {
 			}
 			return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: "assistant", Content: "hi"}}}}, nil
 		})
-		res, _ := run(t, New(agentkit.New(model, nil), nil), NewInput("x"), nil)
-		if res == nil {
-			t.Fatal("the workflow failed")
-		}
+		res := complete(t, New(agentkit.New(model, nil), nil), NewInput("x"), nil)
 		if got := int(calls.Load()); got != tc.wantCalls || res.Stop != tc.wantStop {
 			t.Errorf("status %d: model calls, stop = %d, %q; want %d, %q", tc.code, got, res.Stop, tc.wantCalls, tc.wantStop)
 		}
@@ -196,7 +197,7 @@ func TestWorkflowApprovalByUpdate(t *testing.T) {
 	}}), nil)
 	var pending []agentkit.PendingCall
 	var rejected, accepted error
-	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+	res := complete(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
 		env.RegisterDelayedCallback(func() {
 			v, err := env.QueryWorkflow(QueryPending)
 			if err == nil {
@@ -218,9 +219,6 @@ func TestWorkflowApprovalByUpdate(t *testing.T) {
 			})
 		}, time.Hour)
 	})
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
 	wantPending := []string{"c1 send approval", "c2 send approval", "c4 client_side deferred"}
 	var gotPending []string
 	for _, p := range pending {
@@ -265,7 +263,7 @@ func TestWorkflowCancel(t *testing.T) {
 	})
 	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "block", `{"city":"x"}`)))
 	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{block}}), &Options{HeartbeatTimeout: time.Second})
-	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+	res := complete(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
 		// The callback runs on the environment's loop, which the activity needs too: it
 		// must not block, so it looks again later until the tool has started.
 		var cancelOnceStarted func()
@@ -279,9 +277,6 @@ func TestWorkflowCancel(t *testing.T) {
 		}
 		env.RegisterDelayedCallback(cancelOnceStarted, time.Millisecond)
 	})
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
 	if res.Stop != agentkit.StopCanceled {
 		t.Errorf("Stop = %q, want canceled", res.Stop)
 	}
@@ -349,10 +344,7 @@ func TestWorkflowLargeResultByReference(t *testing.T) {
 	blobs := DirBlobs(t.TempDir())
 	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{mk("big", big), mk("small", "tiny"), mk("spoof", BlobPrefix+"abc")}}),
 		&Options{Blobs: blobs, BlobThreshold: 100})
-	res, _ := run(t, a, NewInput("go"), nil)
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
+	res := complete(t, a, NewInput("go"), nil)
 	got := toolContents(res.Messages)
 	if len(got) != 3 || !strings.HasPrefix(got[0], BlobPrefix) || got[1] != "tiny" || !strings.HasPrefix(got[2], BlobPrefix) {
 		t.Fatalf("tool results in the transcript = %q", got)
@@ -386,10 +378,7 @@ func TestWorkflowCost(t *testing.T) {
 		return "ok", nil
 	})
 	a := New(agentkit.New(model, &agentkit.Options{Model: "m", Tools: []*tool.Tool{paid}, Prices: agentkit.Prices{"m": {Input: 1e6}}}), nil)
-	res, _ := run(t, a, NewInput("go"), nil)
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
+	res := complete(t, a, NewInput("go"), nil)
 	if got, want := res.Cost, (agentkit.Cost{Amount: 20.5}); got != want {
 		t.Errorf("Cost = %+v, want %+v", got, want)
 	}
@@ -430,10 +419,7 @@ func TestWorkflowTranscriptHoldsAnswer(t *testing.T) {
 			opts := tc.opts
 			opts.Instructions, opts.Tools = "sys", []*tool.Tool{counted("w", &n)}
 			a := New(agentkit.New(agentkittest.New(t, tc.replies...), &opts), nil)
-			res, _ := run(t, a, NewInput("go"), nil)
-			if res == nil {
-				t.Fatal("the workflow failed")
-			}
+			res := complete(t, a, NewInput("go"), nil)
 			if got := len(res.Messages); got != tc.want {
 				t.Fatalf("%d messages, want %d", got, tc.want)
 			}
@@ -477,10 +463,7 @@ func TestWorkflowResultNotKept(t *testing.T) {
 			}, tool.Options{Annotations: tc.ann})
 			model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "send", `{}`)), agentkittest.Text("done"))
 			a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{big}}), &Options{Blobs: failingBlobs{}, BlobThreshold: 100})
-			res, _ := run(t, a, NewInput("go"), nil)
-			if res == nil {
-				t.Fatal("the workflow failed")
-			}
+			res := complete(t, a, NewInput("go"), nil)
 			if got := n.Load(); got != tc.wantAttempts {
 				t.Errorf("the tool ran %d times, want %d", got, tc.wantAttempts)
 			}
@@ -510,10 +493,7 @@ func TestWorkflowTranscriptStaysUnderPayloadLimit(t *testing.T) {
 	})
 	blobs := DirBlobs(t.TempDir())
 	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{page}, MaxIterations: turns + 1}), &Options{Blobs: blobs})
-	res, _ := run(t, a, NewInput("go"), nil)
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
+	res := complete(t, a, NewInput("go"), nil)
 	b, err := json.Marshal(res.Messages)
 	if err != nil {
 		t.Fatal(err)
@@ -553,10 +533,7 @@ func TestWorkflowReplyTooLargeForHistory(t *testing.T) {
 			var n atomic.Int32
 			model := agentkittest.New(t, tc.reply, agentkittest.Text("done"))
 			a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{counted("w", &n)}}), &Options{Blobs: DirBlobs(t.TempDir())})
-			res, _ := run(t, a, NewInput("go"), nil)
-			if res == nil {
-				t.Fatal("the workflow failed")
-			}
+			res := complete(t, a, NewInput("go"), nil)
 			if res.Stop != agentkit.StopModelError || !strings.Contains(res.Error, agentkit.ErrReplyTooLarge.Error()) {
 				t.Errorf("Stop, Error = %q, %q; want %q and ErrReplyTooLarge", res.Stop, res.Error, agentkit.StopModelError)
 			}
@@ -575,7 +552,7 @@ func TestWorkflowPendingAfterDecision(t *testing.T) {
 	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{counted("send", &sent, tool.Options{RequireApproval: true})}}), nil)
 	var after []agentkit.PendingCall
 	var second error
-	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+	complete(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
 		env.RegisterDelayedCallback(func() {
 			env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
 				OnReject: func(err error) { t.Errorf("decision refused: %v", err) }, OnAccept: func() {},
@@ -594,9 +571,6 @@ func TestWorkflowPendingAfterDecision(t *testing.T) {
 			}, []agentkit.Decision{{CallID: "c1", Approve: true}})
 		}, time.Hour)
 	})
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
 	if len(after) != 0 {
 		t.Errorf("pending once decided = %+v, want none", after)
 	}
@@ -616,7 +590,7 @@ func TestWorkflowDeferredResultNotAReference(t *testing.T) {
 	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{tool.Deferred[cityIn]("client_side", "runs in the client")}}),
 		&Options{Blobs: DirBlobs(t.TempDir())})
 	var refused, accepted error
-	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+	res := complete(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
 		env.RegisterDelayedCallback(func() {
 			env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
 				OnReject: func(err error) { refused = err }, OnAccept: func() {}, OnComplete: func(any, error) {},
@@ -626,9 +600,6 @@ func TestWorkflowDeferredResultNotAReference(t *testing.T) {
 			}, []agentkit.Decision{{CallID: "c1", Approve: true, Result: "client says hi"}})
 		}, time.Hour)
 	})
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
 	if refused == nil || !strings.Contains(refused.Error(), "BlobPrefix") {
 		t.Errorf("a reference as a deferred result: %v, want refused naming BlobPrefix", refused)
 	}
@@ -648,7 +619,7 @@ func TestWorkflowQueryTranscriptBetweenTurns(t *testing.T) {
 	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "send", `{"city":"a"}`)), agentkittest.Text("ok"))
 	a := New(agentkit.New(model, &agentkit.Options{Instructions: "sys", Tools: []*tool.Tool{counted("send", &sent, tool.Options{RequireApproval: true})}}), nil)
 	var mid []openai.ChatCompletionMessage
-	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+	res := complete(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
 		env.RegisterDelayedCallback(func() {
 			v, err := env.QueryWorkflow(QueryTranscript)
 			if err == nil {
@@ -662,9 +633,6 @@ func TestWorkflowQueryTranscriptBetweenTurns(t *testing.T) {
 			}, []agentkit.Decision{{CallID: "c1", Approve: true}})
 		}, time.Hour)
 	})
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
 	if err := agentkit.ValidateHistory(mid); err != nil {
 		t.Errorf("transcript while waiting for a decision: %v", err)
 	}
@@ -690,16 +658,13 @@ func TestWorkflowApprovedSequentialCalls(t *testing.T) {
 		agentkittest.ToolCalls(agentkittest.CallID("c1", "commit", `{"city":"a"}`), agentkittest.CallID("c2", "commit", `{"city":"b"}`), agentkittest.CallID("c3", "commit", `{"city":"c"}`)),
 		agentkittest.Text("ok"))
 	a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{commit}}), nil)
-	res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+	res := complete(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
 		env.RegisterDelayedCallback(func() {
 			env.UpdateWorkflow(UpdateDecide, "u1", &testsuite.TestUpdateCallback{
 				OnReject: func(err error) { t.Errorf("decision refused: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
 			}, []agentkit.Decision{{CallID: "c1", Approve: true}, {CallID: "c2", Approve: true}, {CallID: "c3", Approve: true}})
 		}, time.Hour)
 	})
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
 	if runs.Load() != 3 || overlaps.Load() != 0 {
 		t.Errorf("%d runs, %d overlapping; want 3, 0", runs.Load(), overlaps.Load())
 	}
@@ -726,7 +691,7 @@ func TestWorkflowApprovedRetriesByNature(t *testing.T) {
 			model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "op", `{"city":"x"}`)), agentkittest.Text("done"))
 			a := New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{counted("op", &n, tool.Options{Annotations: tc.ann, RequireApproval: true})}}), nil)
 			var attempts atomic.Int32
-			res, _ := run(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
+			res := complete(t, a, NewInput("go"), func(env *testsuite.TestWorkflowEnvironment) {
 				env.OnActivity(approvedActivity, mock.Anything, mock.Anything).Return(func(ctx context.Context, in approvedIn) (callOut, error) {
 					if attempts.Add(1) == 1 {
 						return callOut{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil)
@@ -739,9 +704,6 @@ func TestWorkflowApprovedRetriesByNature(t *testing.T) {
 					}, []agentkit.Decision{{CallID: "c1", Approve: true}})
 				}, time.Hour)
 			})
-			if res == nil {
-				t.Fatal("the workflow failed")
-			}
 			if got := attempts.Load(); got != tc.wantAttempts {
 				t.Errorf("attempts = %d, want %d", got, tc.wantAttempts)
 			}
@@ -762,10 +724,7 @@ func TestWorkflowResultTooLargeWithoutBlobs(t *testing.T) {
 		return strings.Repeat("x", 1600<<10), nil
 	})
 	model := agentkittest.New(t, agentkittest.ToolCalls(agentkittest.CallID("c1", "export", `{}`)), agentkittest.Text("done"))
-	res, _ := run(t, New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{export}}), nil), NewInput("go"), nil)
-	if res == nil {
-		t.Fatal("the workflow failed")
-	}
+	res := complete(t, New(agentkit.New(model, &agentkit.Options{Tools: []*tool.Tool{export}}), nil), NewInput("go"), nil)
 	if got := toolContents(res.Messages); len(got) != 1 || !strings.Contains(got[0], "took effect") || !strings.Contains(got[0], "too large") {
 		t.Errorf("tool results = %.200q, want one saying the call took effect and its result was too large", got)
 	}

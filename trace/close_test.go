@@ -25,18 +25,19 @@ func TestRecorderCloseEndsAnUnfinishedRun(t *testing.T) {
 		a.Run(context.Background(), "go")
 	}
 	for _, tc := range []struct {
-		name     string
-		panics   bool
-		wantBars int
+		name        string
+		run, panics bool
+		wantBars    int
 	}{
-		{"a run that panicked", true, 2},
-		{"a run that ended", false, 3},
-		{"no run", false, 0},
+		{"a run that panicked", true, true, 2},
+		{"a run that ended", true, false, 3},
+		{"no run", false, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
 			rec := NewRecorder(&out, nil)
-			if tc.name != "no run" {
+			ended := tc.run && !tc.panics
+			if tc.run {
 				run(func(ctx context.Context, e agentkit.Event) {
 					rec.OnEvent(ctx, e)
 					if tc.panics && e.Kind == agentkit.EventToolEnd {
@@ -52,10 +53,10 @@ func TestRecorderCloseEndsAnUnfinishedRun(t *testing.T) {
 			if got := len(doc.all(classed("rect", "bar"))); got != tc.wantBars {
 				t.Errorf("%d bars, want %d", got, tc.wantBars)
 			}
-			if got, want := strings.Contains(doc.textContent(), "the run did not end"), tc.panics || tc.name == "no run"; got != want {
+			if got, want := strings.Contains(doc.textContent(), "the run did not end"), !ended; got != want {
 				t.Errorf("the page says the run did not end: %v, want %v", got, want)
 			}
-			if !tc.panics && tc.name != "no run" && out.String() != before {
+			if ended && out.String() != before {
 				t.Errorf("Close after the run's end wrote to the page")
 			}
 			rec.OnEvent(context.Background(), agentkit.Event{Kind: agentkit.EventModelRequest, Iteration: 9})

@@ -58,21 +58,16 @@ type summary struct {
 }
 
 // carried returns what a request carrying cur shows after one that carried prev: how many of
-// the first messages it has in common with prev, and the others.
+// the first messages it has in common with prev, and the others. It compares every message a
+// request has in common with the one before, so it must be cheap: a message of a request is
+// most often the one of the request before or its copy, whose strings and slices share their
+// memory, which reflect.DeepEqual (like ==) does not read again. (Comparing their JSON made a
+// 1,000-turn run's page cost seconds.)
 func carried(prev, cur []openai.ChatCompletionMessage) (kept int, added []openai.ChatCompletionMessage) {
-	for kept < len(prev) && kept < len(cur) && sameMessage(&prev[kept], &cur[kept]) {
+	for kept < len(prev) && kept < len(cur) && reflect.DeepEqual(&prev[kept], &cur[kept]) {
 		kept++
 	}
 	return kept, cur[kept:]
-}
-
-// sameMessage reports whether two messages are the same, field by field. It is called for
-// every message a request has in common with the one before, so it must be cheap: a
-// message of a request is most often the one of the request before or its copy, whose
-// strings and slices share their memory, which reflect.DeepEqual (like ==) does not read
-// again. (Comparing their JSON made a 1,000-turn run's page cost seconds.)
-func sameMessage(a, b *openai.ChatCompletionMessage) bool {
-	return a == b || reflect.DeepEqual(a, b)
 }
 
 // requestsOf returns the messages the request of each step carried, as far as a Result tells:

@@ -41,7 +41,7 @@ type Recorder struct {
 	prev   []openai.ChatCompletionMessage
 	cur    turn
 	curAt  time.Duration
-	lanes  map[int]int
+	lanes  int // the lanes the current turn's calls took
 	starts map[callKey]callStart
 	sum    summary
 	total  agentkit.Cost // the costs the events reported, summed for the run's summary
@@ -61,7 +61,7 @@ type callStart struct {
 // opts.Err is unused (the run's error comes with EventRunEnd).
 func NewRecorder(w io.Writer, opts *Options) *Recorder {
 	o := options(opts)
-	r := &Recorder{wr: newWriter(w, &o, false), now: o.Now, title: o.Title, lanes: map[int]int{}, starts: map[callKey]callStart{}}
+	r := &Recorder{wr: newWriter(w, &o, false), now: o.Now, title: o.Title, starts: map[callKey]callStart{}}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -96,8 +96,8 @@ func (r *Recorder) OnEvent(ctx context.Context, e agentkit.Event) {
 		r.response(&e, at)
 	case agentkit.EventToolStart:
 		r.resumed(e.Iteration)
-		r.lanes[e.Iteration]++
-		r.starts[callKey{e.Iteration, e.Call.ID}] = callStart{at: at, lane: r.lanes[e.Iteration]}
+		r.lanes++
+		r.starts[callKey{e.Iteration, e.Call.ID}] = callStart{at: at, lane: r.lanes}
 	case agentkit.EventToolEnd:
 		r.toolEnd(&e, at)
 	case agentkit.EventAnswer:
@@ -136,7 +136,7 @@ func (r *Recorder) Close() error {
 
 // end writes the summary and the timeline, and ends the page.
 func (r *Recorder) end() {
-	r.sum.Cost = costText(r.total)
+	r.sum.Cost = cost(r.total)
 	r.wr.end(&r.sum)
 	r.done = true
 }
@@ -149,14 +149,14 @@ func (r *Recorder) request(e *agentkit.Event, at time.Duration) {
 	kept, added := carried(r.prev, msgs)
 	r.prev = msgs
 	r.cur = turn{Iteration: e.Iteration, Carried: len(msgs), Kept: kept, Added: added, Timed: true}
-	r.curAt = at
+	r.curAt, r.lanes = at, 0
 	r.wr.turn(&r.cur)
 	r.sum.Turns++
 }
 
 func (r *Recorder) response(e *agentkit.Event, at time.Duration) {
 	t := r.cur
-	t.Duration, t.Usage, t.Reply, t.Cost = e.Duration, e.Usage, e.Message, cost(e)
+	t.Duration, t.Usage, t.Reply, t.Cost = e.Duration, e.Usage, e.Message, cost(e.Cost)
 	r.total.Add(e.Cost)
 	if e.Err != nil {
 		t.Err = e.Err.Error()
@@ -169,7 +169,7 @@ func (r *Recorder) response(e *agentkit.Event, at time.Duration) {
 // it: the paused turn of a resumed run (Agent.Resume), whose model call the paused run made.
 func (r *Recorder) resumed(iteration int) {
 	if r.cur.Iteration != iteration {
-		r.cur = turn{Iteration: iteration, Resumed: true}
+		r.cur, r.lanes = turn{Iteration: iteration, Resumed: true}, 0
 		r.wr.turn(&r.cur)
 	}
 }
@@ -182,12 +182,12 @@ func (r *Recorder) toolEnd(e *agentkit.Event, at time.Duration) {
 	k := callKey{e.Iteration, e.Call.ID}
 	st, ok := r.starts[k]
 	if !ok { // a call refused without running has no EventToolStart
-		r.lanes[e.Iteration]++
-		st = callStart{at: at, lane: r.lanes[e.Iteration]}
+		r.lanes++
+		st = callStart{at: at, lane: r.lanes}
 	}
 	delete(r.starts, k)
 	c := call{Iteration: e.Iteration, ID: e.Call.ID, Name: e.Call.Name, Arguments: e.Call.Arguments, Timed: true,
-		Duration: e.Duration, Result: *e.Result, HasResult: true, Cost: cost(e)}
+		Duration: e.Duration, Result: *e.Result, HasResult: true, Cost: cost(e.Cost)}
 	r.total.Add(e.Cost)
 	r.wr.call(&c, st.lane, st.at, at-st.at)
 	r.sum.Calls++

@@ -174,43 +174,31 @@ func formatDuration(d time.Duration) string {
 }
 
 // kindLabel says what a result's kind means, for people.
-func kindLabel(r tool.Result) string {
-	switch r.Kind {
-	case "":
-		if r.Repair != "" {
-			return "ok, arguments repaired"
-		}
-		return "ok"
-	case tool.KindLoop:
-		return "refused by the loop guard"
-	case tool.KindPending:
-		return "waiting for a decision (the run paused)"
-	case tool.KindInvalidArguments:
-		return "validation failed (invalid_arguments)"
-	case tool.KindInvalidJSON:
-		return "invalid JSON (invalid_json)"
-	case tool.KindDenied:
-		return "denied (denied)"
-	}
-	return "failed: " + string(r.Kind)
-}
+func kindLabel(r tool.Result) string { label, _ := kind(r); return label }
 
 // kindClass is the CSS class of a result's kind.
-func kindClass(r tool.Result) string {
+func kindClass(r tool.Result) string { _, class := kind(r); return class }
+
+// kind returns what a result's kind means, for people, and its CSS class.
+func kind(r tool.Result) (label, class string) {
 	switch r.Kind {
 	case "":
 		if r.Repair != "" {
-			return "repaired"
+			return "ok, arguments repaired", "repaired"
 		}
-		return "ok"
+		return "ok", "ok"
 	case tool.KindLoop:
-		return "loop"
-	case tool.KindPending, tool.KindDenied:
-		return "pending"
-	case tool.KindInvalidArguments, tool.KindInvalidJSON:
-		return "invalid"
+		return "refused by the loop guard", "loop"
+	case tool.KindPending:
+		return "waiting for a decision (the run paused)", "pending"
+	case tool.KindInvalidArguments:
+		return "validation failed (invalid_arguments)", "invalid"
+	case tool.KindInvalidJSON:
+		return "invalid JSON (invalid_json)", "invalid"
+	case tool.KindDenied:
+		return "denied (denied)", "pending"
 	}
-	return "failed"
+	return "failed: " + string(r.Kind), "failed"
 }
 
 func modelClass(t *turn) string {

@@ -17,8 +17,8 @@ type bar struct {
 	Href       string
 }
 
-// timeline collects the bars of a page. An untimed one (a stored session) counts Start and
-// Dur in slots: it shows the order of calls, not their time.
+// timeline collects the bars of a page. An untimed one (a stored session) ignores Start and
+// Dur and lays the bars out in order (slotted): it shows the order of calls, not their time.
 type timeline struct {
 	bars    []bar
 	untimed bool
@@ -71,7 +71,10 @@ const zeroNote = "Every duration is zero: the timeline shows the order of the ca
 func (t *timeline) svg() svg {
 	bars, untimed, note := t.bars, t.untimed, ""
 	if !untimed && extent(bars) == 0 && len(bars) > 0 { // bars all drawn at 0 would hide each other
-		bars, untimed, note = slotted(bars), true, zeroNote
+		untimed, note = true, zeroNote
+	}
+	if untimed {
+		bars = slotted(bars)
 	}
 	end := extent(bars)
 	lanes := 1
@@ -121,8 +124,8 @@ func extent(bars []bar) time.Duration {
 	return end
 }
 
-// slotted lays bars out in order, one slot each, as a stored session's are: a model call,
-// then its calls side by side in the next slot.
+// slotted lays bars out in order, one slot each: a model call, then its calls side by side
+// in the next slot.
 func slotted(bars []bar) []bar {
 	out := slices.Clone(bars)
 	var slot time.Duration

@@ -58,7 +58,7 @@ func Write(w io.Writer, res *agentkit.Result, opts *Options) error {
 	reqs := requestsOf(res)
 	var at time.Duration
 	var prev []openai.ChatCompletionMessage
-	sum := summary{Stop: string(res.Stop), Output: res.Output, Usage: res.Usage, Cost: cost(res), Turns: len(res.Steps)}
+	sum := summary{Stop: string(res.Stop), Output: res.Output, Usage: res.Usage, Cost: cost(res.Cost), Turns: len(res.Steps)}
 	if o.Err != nil {
 		sum.Err = o.Err.Error()
 	}
@@ -70,7 +70,7 @@ func Write(w io.Writer, res *agentkit.Result, opts *Options) error {
 		kept, added := carried(prev, reqs[k])
 		prev = reqs[k]
 		t := turn{Iteration: s.Iteration, Carried: len(reqs[k]), Kept: kept, Added: added, Timed: true, Duration: s.Duration,
-			Usage: s.Usage, Cost: cost(s), Finish: string(s.FinishReason), Reply: &s.Message}
+			Usage: s.Usage, Cost: cost(s.Cost), Finish: string(s.FinishReason), Reply: &s.Message}
 		wr.turn(&t)
 		wr.reply(&t, at, s.Duration)
 		at += s.Duration
@@ -78,7 +78,7 @@ func Write(w io.Writer, res *agentkit.Result, opts *Options) error {
 		for i := range s.Calls {
 			rec := &s.Calls[i]
 			c := call{Iteration: s.Iteration, ID: rec.Call.ID, Name: rec.Call.Name, Arguments: rec.Call.Arguments, Timed: true,
-				Duration: rec.Duration, Result: rec.Result, HasResult: true, Cost: cost(rec)}
+				Duration: rec.Duration, Result: rec.Result, HasResult: true, Cost: cost(rec.Cost)}
 			wr.call(&c, i+1, at, rec.Duration)
 			longest = max(longest, rec.Duration)
 		}
@@ -98,14 +98,12 @@ func WriteSession(w io.Writer, msgs []openai.ChatCompletionMessage, opts *Option
 	wr := newWriter(w, &o, true)
 	wr.head(o.Title, []string{sessionNote})
 	var sum summary
-	var slot time.Duration
-	for _, st := range sessionTurns(msgs) {
+	for _, st := range sessionTurns(msgs) { // untimed: the timeline lays the bars out in order
 		wr.turn(&st.turn)
-		wr.reply(&st.turn, slot, 1)
+		wr.reply(&st.turn, 0, 0)
 		for i := range st.calls {
-			wr.call(&st.calls[i], i+1, slot+1, 1)
+			wr.call(&st.calls[i], i+1, 0, 0)
 		}
-		slot += 2
 		sum.Turns++
 		sum.Calls += len(st.calls)
 		sum.Output = ""
