@@ -168,7 +168,12 @@ func (r *run) takeBudget(ctx context.Context) context.Context {
 // Options.MaxIterations (StopIterationLimit). With FinalAnswerOnLimit such a call is the
 // final tool-free request.
 func (r *run) over(iter int) (StopReason, error) {
-	if err := r.exhausted(iter); err != nil {
+	return r.overAt(iter, time.Since(r.began))
+}
+
+// overAt is over, the run having taken wall time so far.
+func (r *run) overAt(iter int, wall time.Duration) (StopReason, error) {
+	if err := r.exhausted(iter, wall); err != nil {
 		r.res.Limit = err.Limit
 		return StopBudget, err
 	}
@@ -179,15 +184,15 @@ func (r *run) over(iter int) (StopReason, error) {
 }
 
 // exhausted returns the error of the first limit the run exhausted before model call iter,
-// or nil.
-func (r *run) exhausted(iter int) *BudgetError {
+// (wall the run's time so far), or nil.
+func (r *run) exhausted(iter int, wall time.Duration) *BudgetError {
 	b := r.budget
 	used := Budget{
 		ModelCalls: iter - 1,
 		ToolCalls:  r.toolCalls,
 		Tokens:     r.tokens,
 		Cost:       r.res.Cost.Amount,
-		WallTime:   time.Since(r.began),
+		WallTime:   wall,
 	}
 	if r.a.opts.FinalAnswerOnLimit {
 		// Call iter is then the final request, made before the run stops: the last one

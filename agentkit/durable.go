@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -62,6 +63,11 @@ type TurnPlan struct {
 	Run []bool
 	// Refusal is the result of the calls that do not run.
 	Refusal tool.Result
+	// Over[i] reports whether call i is past the tool calls the run's budget has left
+	// (Agent.BudgetTurn): it does not run either, and is answered OverRefusal. Nil: none is.
+	Over []bool
+	// OverRefusal is the result of the calls Over marks.
+	OverRefusal tool.Result
 	// Stop, when not empty, ends the run once the turn's results are appended, with Err.
 	Stop StopReason
 	// Err is the run's error when Stop is set (ErrIterationLimit, ErrLoopDetected).
@@ -92,17 +98,80 @@ func (a *Agent) PlanTurn(guard *GuardState, final bool, finish openai.FinishReas
 	return p
 }
 
+// BudgetUse is what a run driven from outside has used of its Budget, besides its model
+// calls (the iteration) and its cost (Result.Cost), which it keeps anyway. The zero
+// BudgetUse is a run that used nothing.
+type BudgetUse struct {
+	// ToolCalls counts the tool calls that ran: the calls a turn's plan runs once they are
+	// not pending, and the approved calls of a pending turn.
+	ToolCalls int `json:"tool_calls,omitempty"`
+	// ToolsOut is set once a call was refused past Budget.ToolCalls (TurnPlan.Over): the run
+	// then stops before its next model call (BudgetOver).
+	ToolsOut bool `json:"tools_out,omitempty"`
+	// Tokens counts the model calls' tokens as Budget.Tokens does (Model adds a call's).
+	Tokens int `json:"tokens,omitempty"`
+}
+
+// Model adds the usage of a model call to u.Tokens, as Budget.Tokens counts it.
+func (u *BudgetUse) Model(usage Usage) { u.Tokens += tokens(usage) }
+
+// Budget returns the agent's run budget, Options.Budget: a loop driven from outside gives a
+// run that one, or one of its own as WithBudget does.
+func (a *Agent) Budget() Budget { return a.opts.Budget }
+
+// budgetRun is a run holding what a run driven from outside used of budget b, for the
+// budget's judgements.
+func (a *Agent) budgetRun(b Budget, u BudgetUse, cost Cost) *run {
+	return &run{a: a, res: &Result{Cost: cost}, budget: b, toolCalls: u.ToolCalls, toolsOut: u.ToolsOut, tokens: u.Tokens}
+}
+
+// BudgetOver says, as Run does before each model call, whether model call iter is past a
+// bound: a limit of budget b exhausted by what the run used — u, its
+// cost so far, and elapsed, its wall time so far — (StopBudget, the limit, and a
+// *BudgetError), or Options.MaxIterations (StopIterationLimit, "", ErrIterationLimit); else
+// it returns "", "", nil. Past a bound, a run with Options.FinalAnswerOnLimit makes call
+// iter as the final tool-free request (ModelTurn with final true) and stops with the
+// reason after it; any other stops now, with the error. It does no I/O and depends on its
+// arguments only, so a deterministic workflow may call it (with its own clock's elapsed).
+func (a *Agent) BudgetOver(b Budget, iter int, u BudgetUse, cost Cost, elapsed time.Duration) (StopReason, BudgetLimit, error) {
+	r := a.budgetRun(b, u, cost)
+	stop, err := r.overAt(iter, elapsed)
+	return stop, r.res.Limit, err
+}
+
+// BudgetTurn applies the tool-call limit of budget b to plan, the
+// plan of a turn of calls (PlanTurn), as Run does after the loop's own refusals: the calls
+// plan runs past what the run has left (b.ToolCalls less u.ToolCalls), in emission order,
+// do not run, and plan.Over marks them (plan.OverRefusal their not_executed result, which
+// tells the model so); it sets u.ToolsOut when it marks any. The calls that then run are
+// the caller's to count in u.ToolCalls, once they ran (not while they are pending).
+func (a *Agent) BudgetTurn(b Budget, u *BudgetUse, calls []tool.Call, plan *TurnPlan) {
+	r := a.budgetRun(b, *u, Cost{})
+	q := r.quota(calls, func(i int) (tool.Result, bool) { return plan.Refusal, !plan.Run[i] })
+	if q.out == nil {
+		return
+	}
+	for i, out := range q.out {
+		if !out {
+			continue
+		}
+		if plan.Over == nil {
+			plan.Over = make([]bool, len(calls))
+			plan.OverRefusal, _ = q.refuse(i)
+		}
+		plan.Run[i], plan.Over[i], u.ToolsOut = false, true, true
+	}
+}
+
 // RunOnly returns the names of the agent's options that only Run and its siblings apply and
 // that a loop built from these blocks would leave out, in this order: "Output" (a typed
-// answer), "Budget" (a run budget; agentkit.WithBudget is read by Run too), "RunMiddleware".
+// answer), "RunMiddleware". (A run budget, Options.Budget, a loop applies with BudgetOver
+// and BudgetTurn.)
 // An engine that cannot apply them refuses such an agent rather than run it without them.
 func (a *Agent) RunOnly() []string {
 	var out []string
 	if a.opts.Output != nil {
 		out = append(out, "Output")
-	}
-	if a.opts.Budget != (Budget{}) {
-		out = append(out, "Budget")
 	}
 	if len(a.opts.RunMiddleware) > 0 {
 		out = append(out, "RunMiddleware")

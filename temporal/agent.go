@@ -86,7 +86,7 @@ type Agent struct {
 }
 
 // New returns the durable form of agent. It panics when agent is nil, or sets an option
-// the workflow does not apply (agentkit.Agent.RunOnly: Output, Budget, RunMiddleware), which
+// the workflow does not apply (agentkit.Agent.RunOnly: Output, RunMiddleware), which
 // a run would otherwise go without, silently.
 func New(agent *agentkit.Agent, opts *Options) *Agent {
 	if agent == nil {
@@ -146,6 +146,16 @@ type Input struct {
 	Cost agentkit.Cost `json:"cost"`
 	// Guard is the loop guard's state.
 	Guard agentkit.GuardState `json:"guard"`
+	// Budget, when not nil, is the run's budget instead of the agent's Options.Budget, whole
+	// (a zero field is no limit, whatever the agent's), as agentkit.WithBudget gives a run
+	// one. A run continued as new keeps it.
+	Budget *agentkit.Budget `json:"budget,omitempty"`
+	// Used is, for a run continued as new, what the run used of its budget before (nil when
+	// its budget limits nothing).
+	Used *agentkit.BudgetUse `json:"used,omitempty"`
+	// Began is, with Used, when the run began on the workflow's clock, shifted by the time
+	// it waited for decisions: its wall time counts from it, across continue-as-new.
+	Began time.Time `json:"began,omitzero"`
 }
 
 // NewInput returns the Input of a run on one user message.
@@ -180,4 +190,7 @@ type Result struct {
 	Cost agentkit.Cost `json:"cost"`
 	// Iterations is the number of model calls made.
 	Iterations int `json:"iterations"`
+	// Limit is, for Stop agentkit.StopBudget, the limit of the run's budget that stopped it
+	// (see agentkit.Result.Limit).
+	Limit agentkit.BudgetLimit `json:"limit,omitempty"`
 }

@@ -94,11 +94,27 @@
 // Options.ContinueAfter model calls, or when the server suggests it, the run continues as new,
 // carrying the transcript, the counters and the loop guard in its Input.
 //
+// # Budget
+//
+// The workflow applies the run's agentkit.Budget as Run does, with agentkit's own judgement
+// (agentkit.Agent.BudgetOver before each model call, agentkit.Agent.BudgetTurn on each
+// turn's calls): the agent's Options.Budget, or Input.Budget, which replaces it whole as
+// agentkit.WithBudget does. A limit exhausted stops the run with agentkit.StopBudget and
+// Result.Limit, or, with Options.FinalAnswerOnLimit, makes the final tool-free request
+// first; the calls of a turn past the tool calls left are answered not_executed. Model
+// calls, tool calls, tokens and cost count across continue-as-new (Input.Used carries
+// them). Wall time is the workflow's clock (workflow.Now, deterministic), counted from the
+// start of the first run and carried across continue-as-new (Input.Began), as one run;
+// the time the run waited for decisions is left out, as agentkit leaves out a pause's. It is
+// checked before each model call: a run waiting in a long activity is not interrupted by
+// it (bound those with the activity timeouts). What agents called as tools (agentkit.Agent.Tool)
+// spend counts once their call ended, as their tool's cost; the caller's Cost limit does not
+// reach into their runs inside the tool activity.
+//
 // # What the workflow leaves out
 //
-// Of agentkit.Options, the workflow does not apply Output (typed answers), Budget and
-// agentkit.WithBudget, RunMiddleware — New refuses an agent that sets the first three, which
-// would change what a run returns or may spend — Memory and the session entry points (the workflow's
+// Of agentkit.Options, the workflow does not apply Output (typed answers) and RunMiddleware
+// — New refuses an agent that sets them, which would change what a run returns — Memory and the session entry points (the workflow's
 // history is the session: continue a conversation by starting a run on Result.Messages plus
 // the next user message), nor Ledger and PauseKey, which it does not need. OnEvent and
 // Logger receive what each activity emits — model requests and responses, tool starts and

@@ -36,6 +36,12 @@ type wf struct {
 	pending []agentkit.PendingCall // the calls waiting for a decision; nil when none
 	decided []agentkit.Decision    // the decisions received for them
 	settled int                    // the messages of res.Messages as the last turn ended
+	// The run's budget (Input.Budget, else the agent's), Input.Budget as given, what the run
+	// used of it, and when the run began (the waits for decisions left out).
+	budget agentkit.Budget
+	given  *agentkit.Budget
+	used   agentkit.BudgetUse
+	began  time.Time
 }
 
 // Workflow is the run workflow, registered as WorkflowName by Register: the agent loop, each
@@ -46,6 +52,7 @@ func (a *Agent) Workflow(ctx workflow.Context, in Input) (*Result, error) {
 	if !in.Continued {
 		w.res.Messages, w.res.New = a.agent.Begin(in.Messages)
 	}
+	w.setBudget(ctx, in)
 	if err := w.handlers(ctx); err != nil {
 		return nil, err
 	}
@@ -54,15 +61,41 @@ func (a *Agent) Workflow(ctx workflow.Context, in Input) (*Result, error) {
 	}
 	for turns := 0; ; turns++ {
 		if info := workflow.GetInfo(ctx); turns > 0 && (turns >= a.opts.ContinueAfter || info.GetContinueAsNewSuggested()) {
-			return nil, workflow.NewContinueAsNewError(ctx, WorkflowName, Input{
-				Messages: w.res.Messages, Continued: true, New: w.res.New, Iterations: w.res.Iterations, Usage: w.res.Usage, Cost: w.res.Cost, Guard: w.guard,
-			})
+			return nil, workflow.NewContinueAsNewError(ctx, WorkflowName, w.continued())
 		}
 		w.settled = len(w.res.Messages)
 		if stop, err := w.iterate(ctx, w.res.Iterations+1); stop != "" {
 			return w.stop(stop, err)
 		}
 	}
+}
+
+// setBudget takes the run's budget from in: Input.Budget, else the agent's Options.Budget;
+// a continued run keeps what it used and when it began.
+func (w *wf) setBudget(ctx workflow.Context, in Input) {
+	w.budget, w.given = w.a.agent.Budget(), in.Budget
+	if in.Budget != nil {
+		w.budget = *in.Budget
+	}
+	w.began = workflow.Now(ctx)
+	if in.Continued && in.Used != nil {
+		w.used, w.began = *in.Used, in.Began
+	}
+}
+
+// continued returns the Input of the run continued as new: the transcript, its counters,
+// the loop guard, and the budget with what the run used of it. (A run whose budget limits
+// nothing carries no use: its input is as it was before budgets.)
+func (w *wf) continued() Input {
+	in := Input{
+		Messages: w.res.Messages, Continued: true, New: w.res.New, Iterations: w.res.Iterations, Usage: w.res.Usage, Cost: w.res.Cost, Guard: w.guard,
+		Budget: w.given,
+	}
+	if w.budget != (agentkit.Budget{}) {
+		used := w.used
+		in.Used, in.Began = &used, w.began
+	}
+	return in
 }
 
 // handlers sets the update and the queries.
@@ -99,6 +132,10 @@ func (w *wf) handlers(ctx workflow.Context) error {
 
 func (w *wf) stop(stop agentkit.StopReason, err error) (*Result, error) {
 	w.res.Stop, w.settled = stop, len(w.res.Messages)
+	var be *agentkit.BudgetError
+	if errors.As(err, &be) {
+		w.res.Limit = be.Limit
+	}
 	if err != nil {
 		w.res.Error = err.Error()
 	}
@@ -108,11 +145,13 @@ func (w *wf) stop(stop agentkit.StopReason, err error) (*Result, error) {
 // iterate makes model call iter and runs the calls of its reply, as agentkit's loop does. It
 // returns why the run stops, or "" for another iteration.
 func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error) {
-	limit, finalAnswer := w.a.agent.MaxIterations()
-	final := iter > limit
+	_, finalAnswer := w.a.agent.MaxIterations()
+	limit, budgetLimit, limitErr := w.a.agent.BudgetOver(w.budget, iter, w.used, w.res.Cost, workflow.Now(ctx).Sub(w.began))
+	final := limit != ""
 	if final && !finalAnswer {
-		return agentkit.StopIterationLimit, agentkit.ErrIterationLimit
+		return limit, limitErr
 	}
+	w.res.Limit = budgetLimit
 	var out modelOut
 	err := workflow.ExecuteActivity(w.modelOptions(ctx), modelActivity, modelIn{Messages: w.res.Messages, Iteration: iter, Final: final}).Get(ctx, &out)
 	if err != nil {
@@ -120,12 +159,13 @@ func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error
 	}
 	w.res.Iterations = iter
 	w.res.Usage.Add(out.Usage)
+	w.used.Model(out.Usage)
 	w.res.Cost.Add(out.Cost)
 	w.res.Messages = append(w.res.Messages, out.Message) // an answer too, as agentkit's transcript holds it
 	if len(out.Calls) == 0 {
 		w.res.Output = out.Answer
 		if final {
-			return agentkit.StopIterationLimit, nil
+			return limit, nil
 		}
 		return agentkit.StopAnswered, nil
 	}
@@ -134,6 +174,10 @@ func (w *wf) iterate(ctx workflow.Context, iter int) (agentkit.StopReason, error
 		calls[i] = tool.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 	}
 	plan := w.a.agent.PlanTurn(&w.guard, final, out.FinishReason, calls)
+	if final { // the final request's calls do not run, and the run stops with its bound's reason
+		plan.Stop, plan.Err = limit, limitErr
+	}
+	w.a.agent.BudgetTurn(w.budget, &w.used, calls, &plan)
 	room := (transcriptBudget - encodedLen(w.res.Messages)) / len(calls) // each result's share of what is left
 	results := w.runCalls(ctx, iter, room, out.Calls, plan)
 	if plan.Stop == "" && ctx.Err() == nil {
@@ -210,6 +254,8 @@ func (w *wf) runCalls(ctx workflow.Context, iter, room int, calls []callSpec, pl
 	}
 	for i, c := range calls {
 		switch {
+		case plan.Over != nil && plan.Over[i]:
+			out[i] = callOut{Kind: plan.OverRefusal.Kind, Content: plan.OverRefusal.Content}
 		case !plan.Run[i]:
 			out[i] = callOut{Kind: plan.Refusal.Kind, Content: plan.Refusal.Content}
 		case c.Sequential:
@@ -219,6 +265,11 @@ func (w *wf) runCalls(ctx workflow.Context, iter, room int, calls []callSpec, pl
 		}
 	}
 	collect(ctx, calls, out, futures, sequential, start)
+	for i, r := range out {
+		if plan.Run[i] && r.Kind != tool.KindPending { // a pending call counts once approved (decide)
+			w.used.ToolCalls++
+		}
+	}
 	return out
 }
 
@@ -285,7 +336,10 @@ func (w *wf) decide(ctx workflow.Context, iter, room int, calls []callSpec, resu
 		return
 	}
 	defer func() { w.pending, w.decided = nil, nil }()
-	if workflow.Await(ctx, func() bool { return w.decided != nil }) != nil {
+	asked := workflow.Now(ctx)
+	err := workflow.Await(ctx, func() bool { return w.decided != nil })
+	w.began = w.began.Add(workflow.Now(ctx).Sub(asked)) // the wait for a person is not the run's time
+	if err != nil {
 		return // canceled: the pending calls are answered not executed
 	}
 	byID := map[string]agentkit.Decision{}
@@ -303,7 +357,7 @@ func (w *wf) decide(ctx workflow.Context, iter, room int, calls []callSpec, resu
 		p := *results[i].Pending
 		if res, ok := agentkit.Decided(p, byID[p.ID]); ok {
 			results[i] = callOut{Kind: res.Kind, Content: res.Content}
-		} else if calls[i].Sequential && w.approvedInOrder(ctx) {
+		} else if w.used.ToolCalls++; calls[i].Sequential && w.approvedInOrder(ctx) {
 			sequential = append(sequential, i)
 		} else {
 			futures[i] = start(i)

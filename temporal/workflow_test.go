@@ -389,11 +389,12 @@ func TestWorkflowCost(t *testing.T) {
 
 // New refuses an agent whose options the workflow would leave out, naming them.
 func TestNewRefusesRunOnlyOptions(t *testing.T) {
-	a := agentkit.New(agentkittest.New(t), &agentkit.Options{Budget: agentkit.Budget{ModelCalls: 3}})
+	pass := func(next agentkit.RunFunc) agentkit.RunFunc { return next }
+	a := agentkit.New(agentkittest.New(t), &agentkit.Options{Budget: agentkit.Budget{ModelCalls: 3}, RunMiddleware: []agentkit.RunMiddleware{pass}})
 	defer func() {
 		msg, _ := recover().(string)
-		if !strings.Contains(msg, "Options.Budget") {
-			t.Errorf("New panicked with %q, want it to name Options.Budget", msg)
+		if !strings.Contains(msg, "Options.RunMiddleware") || strings.Contains(msg, "Budget") {
+			t.Errorf("New panicked with %q, want it to name Options.RunMiddleware, not Budget", msg)
 		}
 	}()
 	New(a, nil)
