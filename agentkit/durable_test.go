@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
@@ -175,6 +177,90 @@ func TestRunOnly(t *testing.T) {
 			got := agentkit.New(agentkittest.New(t), &tc.opts).RunOnly()
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("RunOnly (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// BudgetOver judges a model call as Run does: the first limit exhausted (StopBudget, its
+// name, a *BudgetError), else Options.MaxIterations, else nothing.
+func TestBudgetOver(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		b         agentkit.Budget
+		final     bool
+		iter      int
+		u         agentkit.BudgetUse
+		cost      agentkit.Cost
+		elapsed   time.Duration
+		wantStop  agentkit.StopReason
+		wantLimit agentkit.BudgetLimit
+		wantErr   string
+	}{
+		{"no budget", agentkit.Budget{}, false, 3, agentkit.BudgetUse{Tokens: 1e6}, agentkit.Cost{Amount: 9}, time.Hour, "", "", ""},
+		{"max iterations", agentkit.Budget{}, false, 5, agentkit.BudgetUse{}, agentkit.Cost{}, 0, agentkit.StopIterationLimit, "", "iteration limit"},
+		{"model calls", agentkit.Budget{ModelCalls: 2}, false, 3, agentkit.BudgetUse{}, agentkit.Cost{}, 0, agentkit.StopBudget, agentkit.LimitModelCalls, "model calls 2 of 2"},
+		{"model calls, the final call the last", agentkit.Budget{ModelCalls: 2}, true, 2, agentkit.BudgetUse{}, agentkit.Cost{}, 0, agentkit.StopBudget, agentkit.LimitModelCalls, "model calls 2 of 2"},
+		{"model calls left", agentkit.Budget{ModelCalls: 3}, false, 3, agentkit.BudgetUse{}, agentkit.Cost{}, 0, "", "", ""},
+		{"tool calls out", agentkit.Budget{ToolCalls: 2}, false, 2, agentkit.BudgetUse{ToolCalls: 2, ToolsOut: true}, agentkit.Cost{}, 0, agentkit.StopBudget, agentkit.LimitToolCalls, "tool calls 2 of 2"},
+		{"tool calls all used, none refused", agentkit.Budget{ToolCalls: 2}, false, 2, agentkit.BudgetUse{ToolCalls: 2}, agentkit.Cost{}, 0, "", "", ""},
+		{"tokens", agentkit.Budget{Tokens: 10}, false, 2, agentkit.BudgetUse{Tokens: 10}, agentkit.Cost{}, 0, agentkit.StopBudget, agentkit.LimitTokens, "tokens 10 of 10"},
+		{"cost", agentkit.Budget{Cost: 1}, false, 2, agentkit.BudgetUse{}, agentkit.Cost{Amount: 1}, 0, agentkit.StopBudget, agentkit.LimitCost, "cost 1 of 1"},
+		{"cost unknown", agentkit.Budget{Cost: 1}, false, 2, agentkit.BudgetUse{}, agentkit.Cost{Unknown: 1}, 0, agentkit.StopBudget, agentkit.LimitCost, "1 unpriced"},
+		{"wall time", agentkit.Budget{WallTime: time.Minute}, false, 2, agentkit.BudgetUse{}, agentkit.Cost{}, time.Minute, agentkit.StopBudget, agentkit.LimitWallTime, "wall time 1m0s of 1m0s"},
+		{"wall time left", agentkit.Budget{WallTime: time.Minute}, false, 2, agentkit.BudgetUse{}, agentkit.Cost{}, time.Second, "", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := agentkit.New(agentkittest.New(t), &agentkit.Options{MaxIterations: 4, FinalAnswerOnLimit: tc.final})
+			stop, limit, err := a.BudgetOver(tc.b, tc.iter, tc.u, tc.cost, tc.elapsed)
+			var gotErr string
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if stop != tc.wantStop || limit != tc.wantLimit || (tc.wantErr == "") != (err == nil) || !strings.Contains(gotErr, tc.wantErr) {
+				t.Errorf("BudgetOver = %q, %q, %v; want %q, %q, an error with %q", stop, limit, err, tc.wantStop, tc.wantLimit, tc.wantErr)
+			}
+			var be *agentkit.BudgetError
+			if (limit != "") != errors.As(err, &be) {
+				t.Errorf("error %v: a *BudgetError exactly when a limit is named (%q)", err, limit)
+			}
+		})
+	}
+}
+
+// BudgetTurn refuses, past the tool calls left, the calls the plan runs, in emission order.
+func TestBudgetTurn(t *testing.T) {
+	calls := []tool.Call{{ID: "a", Name: "x"}, {ID: "b", Name: "x"}, {ID: "c", Name: "x"}, {ID: "d", Name: "x"}}
+	for _, tc := range []struct {
+		name     string
+		b        agentkit.Budget
+		used     int
+		run      []bool
+		wantRun  []bool
+		wantOver []bool
+	}{
+		{"no limit", agentkit.Budget{}, 5, []bool{true, true, true, true}, []bool{true, true, true, true}, nil},
+		{"room for all", agentkit.Budget{ToolCalls: 6}, 2, []bool{true, true, true, true}, []bool{true, true, true, true}, nil},
+		{"one left", agentkit.Budget{ToolCalls: 3}, 2, []bool{true, true, true, true}, []bool{true, false, false, false}, []bool{false, true, true, true}},
+		{"refused calls take nothing", agentkit.Budget{ToolCalls: 3}, 1, []bool{false, true, true, true}, []bool{false, true, true, false}, []bool{false, false, false, true}},
+		{"none left", agentkit.Budget{ToolCalls: 2}, 2, []bool{true, true, false, false}, []bool{false, false, false, false}, []bool{true, true, false, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := agentkit.New(agentkittest.New(t), nil)
+			plan := agentkit.TurnPlan{Run: append([]bool(nil), tc.run...)}
+			u := agentkit.BudgetUse{ToolCalls: tc.used}
+			a.BudgetTurn(tc.b, &u, calls, &plan)
+			if diff := cmp.Diff(tc.wantRun, plan.Run); diff != "" {
+				t.Errorf("Run (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantOver, plan.Over); diff != "" {
+				t.Errorf("Over (-want +got):\n%s", diff)
+			}
+			if u.ToolsOut != (tc.wantOver != nil) || u.ToolCalls != tc.used {
+				t.Errorf("use = %+v, want ToolsOut %v, ToolCalls %d", u, tc.wantOver != nil, tc.used)
+			}
+			if tc.wantOver != nil && (plan.OverRefusal.Kind != tool.KindNotExecuted || !strings.Contains(plan.OverRefusal.Content, "at most "+fmt.Sprint(tc.b.ToolCalls)+" tool calls")) {
+				t.Errorf("OverRefusal = %+v", plan.OverRefusal)
 			}
 		})
 	}
