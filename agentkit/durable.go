@@ -15,7 +15,8 @@ import (
 // toolcall/temporal module's workflow) keeps the transcript itself, deterministically, and
 // calls these for the stages that do I/O or run user code. Each is the stage Run uses, not a
 // copy of it: ModelTurn is a model call as Run makes it, PlanTurn the loop's judgement of a
-// turn's calls, CallTool and CallApproved a tool call through Options.Middleware.
+// turn's calls, BudgetOver and BudgetTurn the run budget's judgements, CallTool and
+// CallApproved a tool call through Options.Middleware.
 
 // ModelTurn is one model call made by Agent.ModelTurn.
 type ModelTurn struct {
@@ -126,10 +127,10 @@ func (a *Agent) budgetRun(b Budget, u BudgetUse, cost Cost) *run {
 }
 
 // BudgetOver says, as Run does before each model call, whether model call iter is past a
-// bound: a limit of budget b exhausted by what the run used — u, its
-// cost so far, and elapsed, its wall time so far — (StopBudget, the limit, and a
-// *BudgetError), or Options.MaxIterations (StopIterationLimit, "", ErrIterationLimit); else
-// it returns "", "", nil. Past a bound, a run with Options.FinalAnswerOnLimit makes call
+// bound: a limit of budget b exhausted by what the run used — u, its cost so far, and
+// elapsed, its wall time so far — (StopBudget, the limit, and a *BudgetError), or
+// Options.MaxIterations (StopIterationLimit, "", ErrIterationLimit); else it returns "",
+// "", nil. Past a bound, a run with Options.FinalAnswerOnLimit makes call
 // iter as the final tool-free request (ModelTurn with final true) and stops with the
 // reason after it; any other stops now, with the error. It does no I/O and depends on its
 // arguments only, so a deterministic workflow may call it (with its own clock's elapsed).
@@ -139,8 +140,8 @@ func (a *Agent) BudgetOver(b Budget, iter int, u BudgetUse, cost Cost, elapsed t
 	return stop, r.res.Limit, err
 }
 
-// BudgetTurn applies the tool-call limit of budget b to plan, the
-// plan of a turn of calls (PlanTurn), as Run does after the loop's own refusals: the calls
+// BudgetTurn applies the tool-call limit of budget b to plan, the plan of a turn of calls
+// (PlanTurn), as Run does after the loop's own refusals: the calls
 // plan runs past what the run has left (b.ToolCalls less u.ToolCalls), in emission order,
 // do not run, and plan.Over marks them (plan.OverRefusal their not_executed result, which
 // tells the model so); it sets u.ToolsOut when it marks any. The calls that then run are
@@ -165,9 +166,9 @@ func (a *Agent) BudgetTurn(b Budget, u *BudgetUse, calls []tool.Call, plan *Turn
 
 // RunOnly returns the names of the agent's options that only Run and its siblings apply and
 // that a loop built from these blocks would leave out, in this order: "Output" (a typed
-// answer), "RunMiddleware". (A run budget, Options.Budget, a loop applies with BudgetOver
-// and BudgetTurn.)
-// An engine that cannot apply them refuses such an agent rather than run it without them.
+// answer), "RunMiddleware". An engine that cannot apply them refuses such an agent rather
+// than run it without them. (Options.Budget is not among them: a loop applies it with
+// BudgetOver and BudgetTurn.)
 func (a *Agent) RunOnly() []string {
 	var out []string
 	if a.opts.Output != nil {

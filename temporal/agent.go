@@ -129,8 +129,8 @@ func (a *Agent) Register(w worker.Registry) {
 
 // Input is the workflow's argument. For a new run, set Messages to the history ending with
 // the user's message (NewInput makes one of a text); the agent's Instructions are
-// prepended as in agentkit.Agent.RunMessages. The other fields carry a run over when it
-// continues as new.
+// prepended as in agentkit.Agent.RunMessages; Budget may give the run a budget of its
+// own. The other fields carry a run over when it continues as new.
 type Input struct {
 	// Messages is the history; for a continued run, the transcript.
 	Messages []openai.ChatCompletionMessage `json:"messages"`

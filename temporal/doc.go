@@ -25,7 +25,8 @@
 //     JSON arguments). The request is built in the activity, not the workflow: a Toolset's
 //     list and a context strategy may do I/O.
 //   - agentkit.Agent.PlanTurn, pure, in the workflow: the loop guard, the cut-off replies,
-//     Options.MaxToolCalls, the final turn.
+//     Options.MaxToolCalls, the final turn; and agentkit.Agent.BudgetOver and BudgetTurn,
+//     pure too, the run budget (see Budget below).
 //   - one activity per tool call: agentkit.Agent.CallTool runs it through the Agent's
 //     Middleware, so validation, repair, timeouts and approval policies apply as in
 //     agentkit. The calls of a turn are scheduled together (their futures are read in
@@ -34,8 +35,8 @@
 //     run at once (Options.MaxConcurrency is not used).
 //
 // The loop ends as agentkit's does, with the same stop reasons: an answer, the iteration
-// limit (with its final tool-free request when Options.FinalAnswerOnLimit), a loop, a fatal
-// tool error, a failed model call, a cancellation. The Result is the workflow's result on
+// limit or the budget (with its final tool-free request when Options.FinalAnswerOnLimit), a
+// loop, a fatal tool error, a failed model call, a cancellation. The Result is the workflow's result on
 // every one of them (see Result for what it keeps of agentkit.Result).
 //
 // Every worker of a task queue must register an Agent configured alike: what the workflow
@@ -107,16 +108,18 @@
 // start of the first run and carried across continue-as-new (Input.Began), as one run;
 // the time the run waited for decisions is left out, as agentkit leaves out a pause's. It is
 // checked before each model call: a run waiting in a long activity is not interrupted by
-// it (bound those with the activity timeouts). What agents called as tools (agentkit.Agent.Tool)
-// spend counts once their call ended, as their tool's cost; the caller's Cost limit does not
-// reach into their runs inside the tool activity.
+// it (bound those with the activity timeouts). What agents called as tools
+// (agentkit.Agent.Tool) spend counts once their call ended, as their tool's cost; the
+// caller's Cost limit does not reach into their runs inside the tool activity, as it does
+// in agentkit.
 //
 // # What the workflow leaves out
 //
 // Of agentkit.Options, the workflow does not apply Output (typed answers) and RunMiddleware
-// — New refuses an agent that sets them, which would change what a run returns — Memory and the session entry points (the workflow's
-// history is the session: continue a conversation by starting a run on Result.Messages plus
-// the next user message), nor Ledger and PauseKey, which it does not need. OnEvent and
+// — New refuses an agent that sets them, which would change what a run returns — Memory
+// and the session entry points (the workflow's history is the session: continue a
+// conversation by starting a run on Result.Messages plus the next user message), nor Ledger
+// and PauseKey, which it does not need. OnEvent and
 // Logger receive what each activity emits — model requests and responses, tool starts and
 // ends — in the worker process that ran it; there is no run-level event.
 //
